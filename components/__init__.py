@@ -1,0 +1,1 @@
+"""Reusable Pulumi components for GPU clusters on AWS (EKS) and Alibaba Cloud (ACK)."""
