@@ -1,0 +1,133 @@
+"""Canned answers for data-source calls (invokes), so that a plan needs no cloud account.
+
+Each answer is what the provider would return for a plausible account; values that depend on the region
+are derived from the region the call runs in. A data source without a canned answer returns an empty
+result and the plan reports it, so a program that depends on it is never silently wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["ACCOUNT_ID", "ALICLOUD_ACCOUNT_ID", "answer"]
+
+ACCOUNT_ID = "123456789012"
+"""The AWS account id the plan pretends to run in."""
+
+ALICLOUD_ACCOUNT_ID = "1234567890123456"
+"""The Alibaba Cloud account id the plan pretends to run in."""
+
+# Zones per region as the providers list them; regions not listed get zones a, b and c.
+_AWS_ZONES: Mapping[str, tuple[str, ...]] = {
+    "us-east-1": ("us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d", "us-east-1f"),
+    "us-west-2": ("us-west-2a", "us-west-2b", "us-west-2c", "us-west-2d"),
+}
+_ALICLOUD_ZONES: Mapping[str, tuple[str, ...]] = {
+    "cn-hangzhou": ("cn-hangzhou-h", "cn-hangzhou-i", "cn-hangzhou-j", "cn-hangzhou-k"),
+    "cn-shanghai": ("cn-shanghai-e", "cn-shanghai-f", "cn-shanghai-g", "cn-shanghai-l"),
+}
+
+Answer = Callable[[Mapping[str, Any], str], dict[str, Any]]
+
+
+def _aws_partition(region: str) -> str:
+    return "aws-cn" if region.startswith("cn-") else "aws"
+
+
+def _aws_zones(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    names = list(_AWS_ZONES.get(region, tuple(f"{region}{z}" for z in "abc")))
+    return {
+        "id": region,
+        "names": names,
+        "zoneIds": [f"{region[:2]}{region.split('-')[1][0]}{region[-1]}-az{i}" for i in range(1, len(names) + 1)],
+        "groupNames": [region] * len(names),
+        "state": args.get("state", "available"),
+    }
+
+
+def _aws_caller(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    return {
+        "id": ACCOUNT_ID,
+        "accountId": ACCOUNT_ID,
+        "arn": f"arn:{_aws_partition(region)}:iam::{ACCOUNT_ID}:role/gpucloud-plan",
+        "userId": "AROAPLANPLANPLANPLAN:gpucloud-plan",
+    }
+
+
+def _aws_partition_answer(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    partition = _aws_partition(region)
+    suffix = "amazonaws.com.cn" if partition == "aws-cn" else "amazonaws.com"
+    return {"id": partition, "partition": partition, "dnsSuffix": suffix, "reverseDnsPrefix": "com.amazonaws"}
+
+
+def _aws_region(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    name = args.get("region") or args.get("name") or region
+    return {"id": name, "name": name, "region": name, "endpoint": f"ec2.{name}.amazonaws.com", "description": name}
+
+
+def _aws_ssm_parameter(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    name = str(args.get("name", ""))
+    return {
+        "id": name,
+        "name": name,
+        "arn": f"arn:aws:ssm:{region}:{ACCOUNT_ID}:parameter{name}",
+        "type": "String",
+        "value": "ami-0123456789abcdef0",
+        "insecureValue": "ami-0123456789abcdef0",
+        "version": 1,
+    }
+
+
+def _aws_ami(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    return {
+        "id": "ami-0123456789abcdef0",
+        "imageId": "ami-0123456789abcdef0",
+        "architecture": "x86_64",
+        "rootDeviceName": "/dev/xvda",
+    }
+
+
+def _alicloud_zones(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    ids = list(_ALICLOUD_ZONES.get(region, tuple(f"{region}-{z}" for z in "abc")))
+    return {"id": region, "ids": ids, "zones": [{"id": zone, "localName": zone} for zone in ids]}
+
+
+def _alicloud_account(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    return {"id": ALICLOUD_ACCOUNT_ID}
+
+
+def _alicloud_caller(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    return {
+        "id": ALICLOUD_ACCOUNT_ID,
+        "accountId": ALICLOUD_ACCOUNT_ID,
+        "arn": f"acs:ram::{ALICLOUD_ACCOUNT_ID}:role/gpucloud-plan",
+        "identityType": "AssumedRoleUser",
+    }
+
+
+def _alicloud_regions(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    return {"id": region, "ids": [region], "regions": [{"id": region, "regionId": region, "localName": region}]}
+
+
+_ANSWERS: Mapping[str, Answer] = {
+    "aws:index/getAvailabilityZones:getAvailabilityZones": _aws_zones,
+    "aws:index/getCallerIdentity:getCallerIdentity": _aws_caller,
+    "aws:index/getPartition:getPartition": _aws_partition_answer,
+    "aws:index/getRegion:getRegion": _aws_region,
+    "aws:ssm/getParameter:getParameter": _aws_ssm_parameter,
+    "aws:ec2/getAmi:getAmi": _aws_ami,
+    "alicloud:index/getZones:getZones": _alicloud_zones,
+    "alicloud:index/getAccount:getAccount": _alicloud_account,
+    "alicloud:index/getCallerIdentity:getCallerIdentity": _alicloud_caller,
+    "alicloud:index/getRegions:getRegions": _alicloud_regions,
+}
+
+
+def answer(token: str, args: Mapping[str, Any], region: str) -> dict[str, Any] | None:
+    """Return the canned result of data source ``token`` called with ``args`` in ``region``.
+
+    Returns None when there is no canned answer for the data source.
+    """
+    fn = _ANSWERS.get(token)
+    return None if fn is None else fn(args, region)

@@ -1,0 +1,143 @@
+"""Render a plan: the JSON document, the human tree like ``pulumi preview``, and Graphviz DOT."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from gpucloud.engine import Plan
+from gpucloud.model import RecordedResource, Violation
+
+__all__ = ["ordered", "to_dot", "to_human", "to_json_document"]
+
+
+def ordered(resources: Sequence[RecordedResource]) -> list[tuple[int, RecordedResource]]:
+    """The resources as a tree walk (depth, resource): parents first, siblings by type then name.
+
+    Registration order depends on when each resource's inputs resolve; this order does not, so that
+    identical programs give identical reports.
+    """
+    children: dict[str, list[RecordedResource]] = defaultdict(list)
+    urns = {r.urn for r in resources}
+    for r in resources:
+        children[r.parent if r.parent in urns else ""].append(r)
+
+    def walk(parent: str, depth: int) -> Iterator[tuple[int, RecordedResource]]:
+        for child in sorted(children.get(parent, []), key=lambda r: (r.type, r.name, r.urn)):
+            yield depth, child
+            yield from walk(child.urn, depth + 1)
+
+    return list(walk("", 0))
+
+
+def _resource_json(r: RecordedResource) -> dict[str, Any]:
+    return {
+        "urn": r.urn,
+        "type": r.type,
+        "name": r.name,
+        "parent": r.parent,
+        "provider": r.provider,
+        "dependencies": sorted(r.dependencies),
+        "propertyDependencies": {k: sorted(v) for k, v in sorted(r.property_dependencies.items())},
+        "inputs": r.inputs,
+        "protect": r.protect,
+        "ignoreChanges": sorted(r.ignore_changes),
+        "retainOnDelete": r.retain_on_delete,
+    }
+
+
+def _violation_json(v: Violation) -> dict[str, str]:
+    return {"policy": v.policy, "level": v.level, "urn": v.urn, "name": v.name, "type": v.type, "message": v.message}
+
+
+def to_json_document(plan: Plan, violations: Sequence[Violation], cost: Mapping[str, Any]) -> str:
+    """The ``--json`` document: byte-identical for identical input."""
+    document = {
+        "project": plan.project,
+        "stack": plan.stack,
+        "resources": [_resource_json(r) for _, r in ordered(plan.resources)],
+        "violations": [_violation_json(v) for v in sorted(violations, key=_violation_key)],
+        "cost": cost,
+    }
+    return json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def _violation_key(v: Violation) -> tuple[str, str, str, str]:
+    return (v.policy, v.level, v.urn, v.message)
+
+
+def _flags(r: RecordedResource) -> str:
+    flags = []
+    if r.protect:
+        flags.append("protect")
+    if r.retain_on_delete:
+        flags.append("retain")
+    if r.ignore_changes:
+        flags.append("ignore " + ",".join(r.ignore_changes))
+    return f"  [{'; '.join(flags)}]" if flags else ""
+
+
+def to_human(plan: Plan, violations: Sequence[Violation], policies_ran: bool) -> str:
+    """A preview-like tree, counts per type, and the violations grouped by policy."""
+    lines = [f"Plan of {plan.project}/{plan.stack} (offline preview: no cloud account, no Pulumi CLI)", ""]
+    rows = ordered(plan.resources)
+    width = max((2 * depth + len(r.type) for depth, r in rows), default=0) + 2
+    for depth, r in rows:
+        label = "   " * depth + r.type
+        lines.append(f"  + {label.ljust(width + depth)}{r.name}{_flags(r)}")
+    counts = Counter(r.type for r in plan.resources if r.type != "pulumi:pulumi:Stack")
+    lines += ["", f"Resources: {sum(counts.values())} to create"]
+    lines += [f"  {n:>4} {t}" for t, n in sorted(counts.items())]
+    if plan.outputs:
+        lines += ["", "Outputs:"]
+        lines += [f"  {k}: {json.dumps(v, sort_keys=True)}" for k, v in sorted(plan.outputs.items())]
+    if plan.warnings:
+        lines += ["", "Warnings:"] + [f"  - {w}" for w in plan.warnings]
+    lines += ["", *_violation_lines(violations, policies_ran)]
+    return "\n".join(lines) + "\n"
+
+
+def _violation_lines(violations: Sequence[Violation], policies_ran: bool) -> list[str]:
+    if not policies_ran:
+        return ["Policies: not run (--no-policy)"]
+    if not violations:
+        return ["Policies: no violations"]
+    mandatory = sum(v.level == "mandatory" for v in violations)
+    lines = [f"Policy violations: {mandatory} mandatory, {len(violations) - mandatory} advisory"]
+    by_policy: dict[str, list[Violation]] = defaultdict(list)
+    for v in sorted(violations, key=_violation_key):
+        by_policy[v.policy].append(v)
+    for policy, items in sorted(by_policy.items()):
+        lines.append(f"  {policy} ({items[0].level})")
+        lines += [f"    - {v.type} {v.name}: {v.message}" if v.urn else f"    - {v.message}" for v in items]
+    return lines
+
+
+def to_dot(plan: Plan) -> str:
+    """The resource graph as Graphviz DOT: solid edges parent -> child, dashed edges dependent -> dependency."""
+    rows = ordered(plan.resources)
+    ids = {r.urn: f"r{i}" for i, (_, r) in enumerate(rows)}
+    lines = [
+        "digraph plan {",
+        "  rankdir=LR;",
+        '  node [shape=box, fontname="Helvetica", fontsize=10];',
+        f'  label="{_escape(plan.project)}/{_escape(plan.stack)}: solid = parent, dashed = depends on";',
+    ]
+    for _, r in rows:
+        shape = "box" if r.custom else "folder"
+        lines.append(f'  {ids[r.urn]} [label="{_escape(r.type)}\\n{_escape(r.name)}", shape={shape}];')
+    for _, r in rows:
+        if r.parent in ids:
+            lines.append(f'  {ids[r.parent]} -> {ids[r.urn]} [style=solid, color="gray40"];')
+    for _, r in rows:
+        for dep in sorted(set(r.dependencies)):
+            if dep in ids:
+                lines.append(f'  {ids[r.urn]} -> {ids[dep]} [style=dashed, color="steelblue"];')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
