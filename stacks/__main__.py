@@ -1,18 +1,10 @@
 """The gpu-cloud program: one environment per stack, composed from its validated config. Glue only."""
 
-import pulumi
-import pulumi_aws as aws
+import aws_environment
+import alicloud_environment
 
 from components.spec import Cloud, load_stack_config
 
 config = load_stack_config()
-
-if config.cloud is Cloud.AWS:
-    provider = aws.Provider(
-        "aws",
-        region=config.region,
-        default_tags=aws.ProviderDefaultTagsArgs(tags=config.tags),
-    )
-
-pulumi.export("environment", config.environment)
-pulumi.export("region", config.region)
+backend = aws_environment if config.cloud is Cloud.AWS else alicloud_environment
+backend.build(config)
