@@ -1,7 +1,7 @@
 """The gpu-cloud program: one environment per stack, composed from its validated config. Glue only."""
 
-import aws_environment
 import alicloud_environment
+import aws_environment
 
 from components.spec import Cloud, load_stack_config
 
