@@ -88,10 +88,21 @@ class _Mocks(mocks.Mocks):
 class _RecordingMonitor(mocks.MockMonitor):
     """The SDK's mock monitor, also keeping every RegisterResource request whole."""
 
-    def __init__(self, mocks_: mocks.Mocks | None = None) -> None:
-        super().__init__(mocks_)  # type: ignore[arg-type]
+    def __init__(self, project: str, stack: str) -> None:
+        super().__init__(None)  # type: ignore[arg-type]
+        self._project = project
+        self._stack = stack
         self.recorded: list[RecordedResource] = []
         self.outputs: dict[str, Any] = {}
+
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        # As the Pulumi engine does (resource.NewURN): the parent's whole qualified type chain,
+        # except the root stack's, prefixes the type. (The SDK's mock keeps only the last link.)
+        if parent:
+            qualified = parent.split("::")[2]
+            if qualified != "pulumi:pulumi:Stack":
+                type_ = f"{qualified}${type_}"
+        return f"urn:pulumi:{self._stack}::{self._project}::{type_}::{name}"
 
     def provider_region(self, provider_ref: str) -> str | None:
         urn = provider_ref.rsplit("::", 1)[0] if provider_ref else ""
@@ -205,7 +216,7 @@ def _record(
     secret_keys: list[str],
     root: Path | None,
 ) -> Plan:
-    monitor = _RecordingMonitor()
+    monitor = _RecordingMonitor(project, stack)
     fake = _Mocks(config, monitor)
     monitor.mocks = fake
     engine = _RecordingEngine()

@@ -1,0 +1,141 @@
+"""The offline engine records what the Pulumi engine would receive, exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpucloud.engine import Plan, run_program
+from gpucloud.project import load_project, load_stack
+from tests.gpucloud.conftest import MakeProject
+
+TINY = """
+    import pulumi
+    import pulumi_aws as aws
+
+    config = pulumi.Config()
+    zones = aws.get_availability_zones()
+    vpc = aws.ec2.Vpc("main", cidr_block=config.require("cidr"), enable_dns_hostnames=True)
+    subnet = aws.ec2.Subnet(
+        "private-a",
+        vpc_id=vpc.id,
+        cidr_block="10.0.1.0/24",
+        availability_zone=zones.names[0],
+        map_public_ip_on_launch=False,
+    )
+    key = aws.kms.Key(
+        "key",
+        enable_key_rotation=True,
+        rotation_period_in_days=90,
+        opts=pulumi.ResourceOptions(protect=True, retain_on_delete=True, ignore_changes=["description"]),
+    )
+    group = pulumi.ComponentResource("test:index:Group", "group")
+    log = aws.cloudwatch.LogGroup("logs", kms_key_id=key.arn, opts=pulumi.ResourceOptions(parent=group))
+    pulumi.export("vpcId", vpc.id)
+    pulumi.export("zone", zones.names[0])
+    pulumi.export("secret", pulumi.Output.secret("hush"))
+"""
+
+STACK = "urn:pulumi:dev::tiny::pulumi:pulumi:Stack::tiny-dev"
+VPC = "urn:pulumi:dev::tiny::aws:ec2/vpc:Vpc::main"
+SUBNET = "urn:pulumi:dev::tiny::aws:ec2/subnet:Subnet::private-a"
+KEY = "urn:pulumi:dev::tiny::aws:kms/key:Key::key"
+GROUP = "urn:pulumi:dev::tiny::test:index:Group::group"
+LOG = "urn:pulumi:dev::tiny::test:index:Group$aws:cloudwatch/logGroup:LogGroup::logs"
+
+
+def _plan(make_project: MakeProject) -> Plan:
+    root = make_project(TINY, {"dev": "config:\n  tiny:cidr: 10.0.0.0/16\n"})
+    project = load_project(root)
+    return run_program(project, load_stack(project, "dev"))
+
+
+def _by_urn(plan: Plan) -> dict[str, object]:
+    return {r.urn: r for r in plan.resources}
+
+
+def test_records_every_resource_with_its_urn_type_and_parent(make_project: MakeProject) -> None:
+    plan = _plan(make_project)
+    assert sorted((r.urn, r.type, r.name, r.parent, r.custom) for r in plan.resources) == sorted(
+        [
+            (STACK, "pulumi:pulumi:Stack", "tiny-dev", "", False),
+            (VPC, "aws:ec2/vpc:Vpc", "main", STACK, True),
+            (SUBNET, "aws:ec2/subnet:Subnet", "private-a", STACK, True),
+            (KEY, "aws:kms/key:Key", "key", STACK, True),
+            (GROUP, "test:index:Group", "group", STACK, False),
+            (LOG, "aws:cloudwatch/logGroup:LogGroup", "logs", GROUP, True),
+        ]
+    )
+
+
+def test_inputs_use_the_engines_camel_case_names_and_config_values(make_project: MakeProject) -> None:
+    resources = {r.urn: r for r in _plan(make_project).resources}
+    assert resources[VPC].inputs == {"cidrBlock": "10.0.0.0/16", "enableDnsHostnames": True}
+    assert resources[SUBNET].inputs == {
+        "availabilityZone": "us-east-1a",
+        "cidrBlock": "10.0.1.0/24",
+        "mapPublicIpOnLaunch": False,
+        "vpcId": "[unknown]",
+    }
+    assert resources[KEY].inputs == {"enableKeyRotation": True, "rotationPeriodInDays": 90}
+
+
+def test_dependencies_and_property_dependencies_follow_the_outputs_used(make_project: MakeProject) -> None:
+    resources = {r.urn: r for r in _plan(make_project).resources}
+    assert resources[SUBNET].dependencies == (VPC,)
+    assert resources[SUBNET].property_dependencies["vpcId"] == (VPC,)
+    assert resources[SUBNET].property_dependencies["cidrBlock"] == ()
+    assert resources[LOG].property_dependencies["kmsKeyId"] == (KEY,)
+    assert resources[VPC].dependencies == ()
+
+
+def test_resource_options_are_recorded(make_project: MakeProject) -> None:
+    resources = {r.urn: r for r in _plan(make_project).resources}
+    key = resources[KEY]
+    assert (key.protect, key.retain_on_delete, key.ignore_changes) == (True, True, ("description",))
+    vpc = resources[VPC]
+    assert (vpc.protect, vpc.retain_on_delete, vpc.ignore_changes) == (False, False, ())
+
+
+def test_outputs_show_unknowns_and_hide_secrets(make_project: MakeProject) -> None:
+    assert _plan(make_project).outputs == {"secret": "[secret]", "vpcId": "[unknown]", "zone": "us-east-1a"}
+
+
+def test_secret_config_values_are_placeholders_marked_secret(make_project: MakeProject) -> None:
+    program = """
+        import pulumi
+        import pulumi_aws as aws
+        password = pulumi.Config().require_secret("password")
+        aws.ssm.Parameter("p", type="SecureString", value=password)
+    """
+    root = make_project(program, {"dev": "config:\n  tiny:password:\n    secure: AAABAJ0xZW5jcnlwdGVk\n"})
+    project = load_project(root)
+    stack = load_stack(project, "dev")
+    assert stack.secret_keys == frozenset({"tiny:password"})
+    (param,) = [r for r in run_program(project, stack).resources if r.type == "aws:ssm/parameter:Parameter"]
+    assert param.inputs["value"] == "[secret]"
+
+
+def test_data_source_without_canned_answer_is_reported(make_project: MakeProject, tmp_path: Path) -> None:
+    program = """
+        import pulumi_aws as aws
+        aws.ec2.get_vpc(default=True)
+    """
+    project = load_project(make_project(program))
+    plan = run_program(project, load_stack(project, "dev"))
+    assert plan.warnings == ("data source aws:ec2/getVpc:getVpc has no canned answer; the plan used an empty result",)
+
+
+def test_a_project_without_stack_files_runs_with_empty_config(make_project: MakeProject) -> None:
+    program = """
+        import pulumi
+        pulumi.export("value", pulumi.Config().get("missing") or "none")
+    """
+    project = load_project(make_project(program))
+    assert run_program(project, load_stack(project, "anything")).outputs == {"value": "none"}
+
+
+def test_two_programs_in_one_process_do_not_share_state(make_project: MakeProject) -> None:
+    first = _plan(make_project)
+    second = _plan(make_project)
+    assert [r.urn for r in first.resources].count(STACK) == 1
+    assert sorted(r.urn for r in first.resources) == sorted(r.urn for r in second.resources)
