@@ -13,23 +13,39 @@ from gpucloud.model import RecordedResource, Violation
 __all__ = ["ordered", "to_dot", "to_human", "to_json_document"]
 
 
-def ordered(resources: Sequence[RecordedResource]) -> list[tuple[int, RecordedResource]]:
-    """The resources as a tree walk (depth, resource): parents first, siblings by type then name.
-
-    Registration order depends on when each resource's inputs resolve; this order does not, so that
-    identical programs give identical reports.
-    """
+def _children(resources: Sequence[RecordedResource]) -> dict[str, list[RecordedResource]]:
     children: dict[str, list[RecordedResource]] = defaultdict(list)
     urns = {r.urn for r in resources}
     for r in resources:
         children[r.parent if r.parent in urns else ""].append(r)
+    for siblings in children.values():
+        siblings.sort(key=lambda r: (r.type, r.name, r.urn))
+    return children
 
-    def walk(parent: str, depth: int) -> Iterator[tuple[int, RecordedResource]]:
-        for child in sorted(children.get(parent, []), key=lambda r: (r.type, r.name, r.urn)):
-            yield depth, child
-            yield from walk(child.urn, depth + 1)
 
-    return list(walk("", 0))
+def ordered(resources: Sequence[RecordedResource]) -> list[RecordedResource]:
+    """The resources as a tree walk: parents first, siblings by type then name.
+
+    Registration order depends on when each resource's inputs resolve; this order does not, so that
+    identical programs give identical reports.
+    """
+    return [r for _, r in _tree(resources)]
+
+
+def _tree(resources: Sequence[RecordedResource]) -> list[tuple[str, RecordedResource]]:
+    """(tree-drawing prefix, resource) in walk order, the prefix as ``pulumi preview`` draws it."""
+    children = _children(resources)
+    rows: list[tuple[str, RecordedResource]] = []
+
+    def walk(parent: str, indent: str, root: bool) -> None:
+        siblings = children.get(parent, [])
+        for i, child in enumerate(siblings):
+            last = i == len(siblings) - 1
+            rows.append((indent + ("" if root else "└─ " if last else "├─ "), child))
+            walk(child.urn, indent + ("" if root else "   " if last else "│  "), False)
+
+    walk("", "", True)
+    return rows
 
 
 def _resource_json(r: RecordedResource) -> dict[str, Any]:
@@ -57,7 +73,7 @@ def to_json_document(plan: Plan, violations: Sequence[Violation], cost: Mapping[
     document = {
         "project": plan.project,
         "stack": plan.stack,
-        "resources": [_resource_json(r) for _, r in ordered(plan.resources)],
+        "resources": [_resource_json(r) for r in ordered(plan.resources)],
         "violations": [_violation_json(v) for v in sorted(violations, key=_violation_key)],
         "cost": cost,
     }
@@ -82,11 +98,10 @@ def _flags(r: RecordedResource) -> str:
 def to_human(plan: Plan, violations: Sequence[Violation], policies_ran: bool) -> str:
     """A preview-like tree, counts per type, and the violations grouped by policy."""
     lines = [f"Plan of {plan.project}/{plan.stack} (offline preview: no cloud account, no Pulumi CLI)", ""]
-    rows = ordered(plan.resources)
-    width = max((2 * depth + len(r.type) for depth, r in rows), default=0) + 2
-    for depth, r in rows:
-        label = "   " * depth + r.type
-        lines.append(f"  + {label.ljust(width + depth)}{r.name}{_flags(r)}")
+    rows = [(prefix + r.type, r) for prefix, r in _tree(plan.resources)]
+    width = max((len(label) for label, _ in rows), default=0) + 2
+    lines.append(f"    {'Type'.ljust(width)}Name")
+    lines += [f"  + {label.ljust(width)}{r.name}{_flags(r)}" for label, r in rows]
     counts = Counter(r.type for r in plan.resources if r.type != "pulumi:pulumi:Stack")
     lines += ["", f"Resources: {sum(counts.values())} to create"]
     lines += [f"  {n:>4} {t}" for t, n in sorted(counts.items())]
@@ -118,20 +133,20 @@ def _violation_lines(violations: Sequence[Violation], policies_ran: bool) -> lis
 def to_dot(plan: Plan) -> str:
     """The resource graph as Graphviz DOT: solid edges parent -> child, dashed edges dependent -> dependency."""
     rows = ordered(plan.resources)
-    ids = {r.urn: f"r{i}" for i, (_, r) in enumerate(rows)}
+    ids = {r.urn: f"r{i}" for i, r in enumerate(rows)}
     lines = [
         "digraph plan {",
         "  rankdir=LR;",
         '  node [shape=box, fontname="Helvetica", fontsize=10];',
         f'  label="{_escape(plan.project)}/{_escape(plan.stack)}: solid = parent, dashed = depends on";',
     ]
-    for _, r in rows:
+    for r in rows:
         shape = "box" if r.custom else "folder"
         lines.append(f'  {ids[r.urn]} [label="{_escape(r.type)}\\n{_escape(r.name)}", shape={shape}];')
-    for _, r in rows:
+    for r in rows:
         if r.parent in ids:
             lines.append(f'  {ids[r.parent]} -> {ids[r.urn]} [style=solid, color="gray40"];')
-    for _, r in rows:
+    for r in rows:
         for dep in sorted(set(r.dependencies)):
             if dep in ids:
                 lines.append(f'  {ids[r.urn]} -> {ids[dep]} [style=dashed, color="steelblue"];')

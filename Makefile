@@ -1,0 +1,38 @@
+# The two commands of the README: `make plan` (the main job) and `make check` (every check).
+# Each creates the virtual environment it needs when it is absent or older than pyproject.toml.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STACK  ?= dev
+STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
+
+.PHONY: plan check lint test plan-all
+
+plan: $(VENV)/.installed
+	$(BIN)/gpucloud plan $(STACK)
+
+check: lint test plan-all
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: $(VENV)/.installed
+	$(BIN)/pytest
+
+# Every environment must plan with no mandatory policy violation (exit status 0).
+plan-all: $(VENV)/.installed
+	@set -e; for stack in $(STACKS); do \
+		echo "gpucloud plan $$stack"; \
+		out=$$($(BIN)/gpucloud plan $$stack 2>&1) || { echo "$$out"; exit 1; }; \
+	done
+
+$(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "gpu-cloud needs Python 3.11 or newer ($(PYTHON) is older); run: make PYTHON=python3.11 ..."; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@

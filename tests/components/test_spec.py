@@ -1,0 +1,259 @@
+"""The spec's validation table: valid configs pass, each invalid one yields exactly its problems."""
+
+from __future__ import annotations
+
+import copy
+from ipaddress import IPv4Network
+from typing import Any
+
+import pytest
+
+from components.spec import Cloud, ConfigError, GpuNodePoolSpec, PoolPurpose, StackConfig, parse_stack_config
+
+BASE: dict[str, Any] = {
+    "cloud": "aws",
+    "region": "us-east-1",
+    "environment": "prod",
+    "tags": {"environment": "prod", "owner": "ml", "cost-center": "42"},
+    "network": {
+        "vpcCidr": "10.0.0.0/16",
+        "privateSubnets": [
+            {"zone": "us-east-1a", "cidr": "10.0.0.0/19"},
+            {"zone": "us-east-1b", "cidr": "10.0.32.0/19"},
+        ],
+        "natSubnets": [{"zone": "us-east-1a", "cidr": "10.0.255.0/28"}],
+    },
+    "access": {"adminPrincipals": ["arn:aws:iam::123456789012:role/platform"]},
+    "nodePools": [
+        {
+            "name": "train",
+            "purpose": "training",
+            "instanceTypes": ["p5.48xlarge"],
+            "minSize": 0,
+            "desiredSize": 1,
+            "maxSize": 2,
+            "efa": True,
+            "placementGroup": True,
+            "zones": ["us-east-1a"],
+        },
+        {
+            "name": "infer",
+            "purpose": "inference",
+            "instanceTypes": ["g5.xlarge"],
+            "minSize": 1,
+            "desiredSize": 1,
+            "maxSize": 4,
+        },
+    ],
+    "spotGroups": [
+        {"name": "batch", "purpose": "training", "instanceTypes": ["g5.xlarge", "g5.2xlarge"], "maxSize": 8}
+    ],
+    "peering": {
+        "peerRegion": "us-west-2",
+        "peerVpcCidr": "10.1.0.0/16",
+        "peerPrivateSubnets": [
+            {"zone": "us-west-2a", "cidr": "10.1.0.0/20"},
+            {"zone": "us-west-2b", "cidr": "10.1.16.0/20"},
+        ],
+    },
+    "inference": [{"name": "resnet", "pool": "infer", "modelUri": "s3://models/resnet"}],
+}
+
+
+def _with(path: str, value: Any) -> dict[str, Any]:
+    """BASE with the value at a dotted path replaced (``None`` deletes it)."""
+    raw = copy.deepcopy(BASE)
+    *parents, last = path.split(".")
+    node: Any = raw
+    for part in parents:
+        node = node[int(part)] if part.isdigit() else node[part]
+    key: Any = int(last) if last.isdigit() else last
+    if value is None:
+        del node[key]
+    else:
+        node[key] = value
+    return raw
+
+
+def test_the_base_config_is_valid() -> None:
+    config = parse_stack_config(BASE)
+    assert isinstance(config, StackConfig)
+    assert config.cloud is Cloud.AWS
+    assert config.network.vpc_cidr == IPv4Network("10.0.0.0/16")
+    assert config.network.zones == ("us-east-1a", "us-east-1b")
+    assert config.node_pools[0].purpose is PoolPurpose.TRAINING
+    assert config.kms.rotation_days == 90
+    assert config.protect_stateful is True
+
+
+def test_specs_are_frozen() -> None:
+    pool = parse_stack_config(BASE).node_pools[1]
+    with pytest.raises(ValueError, match="frozen"):
+        pool.max_size = 9  # type: ignore[misc]
+
+
+INVALID = [
+    (
+        _with("network.privateSubnets.1.cidr", "10.9.0.0/19"),
+        ["network.privateSubnets.1.cidr: not inside vpcCidr 10.0.0.0/16 (got 10.9.0.0/19)"],
+    ),
+    (
+        _with("network.privateSubnets.1.cidr", "10.0.16.0/20"),
+        ["network.privateSubnets.1.cidr: overlaps privateSubnets.0 (10.0.0.0/19) (got 10.0.16.0/20)"],
+    ),
+    (
+        _with("network.privateSubnets.1.zone", "us-east-1a"),
+        ['network.privateSubnets: needs subnets in at least two zones (got ["us-east-1a", "us-east-1a"])'],
+    ),
+    (
+        _with("network.privateSubnets.1.zone", "us-west-2b"),
+        ["network.privateSubnets.1.zone: not a zone of region us-east-1 (got us-west-2b)"],
+    ),
+    (
+        _with("network.vpcCidr", "10.0.0.0/33"),
+        ["network.vpcCidr: input is not a valid IPv4 network (got 10.0.0.0/33)"],
+    ),
+    (
+        _with("network.natSubnets", []),
+        ["network.natSubnets: AWS NAT egress needs at least one NAT subnet (got [])"],
+    ),
+    (
+        _with("nodePools.1.minSize", 5),
+        ["nodePools.1.minSize: greater than desiredSize 1 (got 5)"],
+    ),
+    (
+        _with("nodePools.1.desiredSize", 9),
+        ["nodePools.1.desiredSize: greater than maxSize 4 (got 9)"],
+    ),
+    (
+        _with("nodePools.1.instanceTypes", ["g5.xlarge", "m5.large"]),
+        ["nodePools.1.instanceTypes.1: not a GPU instance type of the aws catalog (got m5.large)"],
+    ),
+    (
+        _with("nodePools.0.instanceTypes", ["g5.xlarge"]),
+        ["nodePools.0.instanceTypes.0: does not support EFA (efa is true) (got g5.xlarge)"],
+    ),
+    (
+        _with("nodePools.0.zones", ["us-east-1a", "us-east-1b"]),
+        ['nodePools.0.zones: an EFA training pool runs in exactly one zone (got ["us-east-1a", "us-east-1b"])'],
+    ),
+    (
+        _with("nodePools.0.zones", ["us-east-1c"]),
+        ["nodePools.0.zones: not a zone of network.privateSubnets (got us-east-1c)"],
+    ),
+    (
+        _with("nodePools.1.efa", True),
+        [
+            "nodePools.1.efa: only training pools use it (got true)",
+            "nodePools.1.zones: an EFA training pool runs in exactly one zone (got [])",
+        ],
+    ),
+    (
+        _with("nodePools.1.name", "train"),
+        [
+            "nodePools.1.name: already used by nodePools.0 (got train)",
+            "inference.0.pool: no node pool or spot group of that name (got infer)",
+        ],
+    ),
+    (
+        _with("spotGroups.0.instanceTypes", ["g5.xlarge"]),
+        ['spotGroups.0.instanceTypes: tuple should have at least 2 items after validation, not 1 (got ["g5.xlarge"])'],
+    ),
+    (
+        _with("spotGroups.0.instanceTypes", ["g5.xlarge", "g6.xlarge"]),
+        ['spotGroups.0.instanceTypes: mixes GPU classes; use one GPU model (got ["NVIDIA A10G", "NVIDIA L4"])'],
+    ),
+    (
+        _with("peering.peerVpcCidr", "10.0.128.0/17"),
+        [
+            "peering.peerPrivateSubnets.0.cidr: not inside peerVpcCidr 10.0.128.0/17 (got 10.1.0.0/20)",
+        ],
+    ),
+    (
+        _with("peering", {"peerRegion": "us-west-2", "peerVpcCidr": "10.0.128.0/17", "peerStack": "data"}),
+        ["peering.peerVpcCidr: overlaps network.vpcCidr 10.0.0.0/16 (got 10.0.128.0/17)"],
+    ),
+    (
+        _with("peering", {"peerRegion": "us-east-1", "peerVpcCidr": "10.1.0.0/16", "peerStack": "data"}),
+        ["peering.peerRegion: must differ from region (cross-region peering) (got us-east-1)"],
+    ),
+    (
+        _with("kms", {"rotationDays": 30}),
+        ["kms.rotationDays: aws rotates keys every 90..2560 days (got 30)"],
+    ),
+    (
+        _with("kms", {"deletionWindowDays": 3}),
+        ["kms.deletionWindowDays: input should be greater than or equal to 7 (got 3)"],
+    ),
+    (
+        _with("access.adminPrincipals", ["arn:aws:iam::123:role/x"]),
+        ["access.adminPrincipals.0: not a aws role or user ARN (got arn:aws:iam::123:role/x)"],
+    ),
+    (
+        _with("tags", {"owner": "ml"}),
+        ['tags: missing required tags environment, cost-center (got ["owner"])'],
+    ),
+    (
+        _with("inference.0.pool", "nope"),
+        ["inference.0.pool: no node pool or spot group of that name (got nope)"],
+    ),
+    (
+        _with("cloud", "gcp"),
+        ["cloud: input should be 'aws' or 'alicloud' (got gcp)"],
+    ),
+    (
+        _with("nodePools.1.gpus", 4),
+        ["nodePools.1.gpus: extra inputs are not permitted (got 4)"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("raw", "expected"), INVALID)
+def test_invalid_config_reports_exactly_its_problems(raw: dict[str, Any], expected: list[str]) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_stack_config(raw)
+    assert [str(p) for p in caught.value.problems] == expected
+
+
+def test_alibaba_rejects_aws_only_settings_and_its_own_bounds() -> None:
+    raw = copy.deepcopy(BASE)
+    raw.update(cloud="alicloud", region="cn-hangzhou", peering=None, spotGroups=[], inference=[])
+    raw["network"] = {
+        "vpcCidr": "10.0.0.0/16",
+        "privateSubnets": [
+            {"zone": "cn-hangzhou-h", "cidr": "10.0.0.0/19"},
+            {"zone": "cn-hangzhou-i", "cidr": "10.0.32.0/19"},
+        ],
+    }
+    raw["access"] = {"adminPrincipals": ["acs:ram::1234567890123456:role/platform"]}
+    raw["kms"] = {"rotationDays": 180}
+    raw["nodePools"] = [
+        {
+            "name": "infer",
+            "purpose": "inference",
+            "instanceTypes": ["ecs.gn7i-c8g1.2xlarge"],
+            "minSize": 0,
+            "desiredSize": 0,
+            "maxSize": 2,
+            "awsAmiType": "AL2023_x86_64_NVIDIA",
+        },
+    ]
+    del raw["peering"]
+    with pytest.raises(ConfigError) as caught:
+        parse_stack_config(raw)
+    assert [str(p) for p in caught.value.problems] == [
+        "kms.rotationDays: alicloud rotates keys every 7..90 days (got 180)",
+        "nodePools.0.awsAmiType: is an AWS-only setting (got AL2023_x86_64_NVIDIA)",
+    ]
+
+
+def test_a_pool_spec_validates_on_its_own() -> None:
+    with pytest.raises(ValueError, match="minSize"):
+        GpuNodePoolSpec(
+            name="x",
+            purpose=PoolPurpose.INFERENCE,
+            instance_types=("g5.xlarge",),
+            min_size=2,
+            desired_size=1,
+            max_size=3,
+        )

@@ -1,0 +1,176 @@
+"""``gpucloud plan``: output contracts, exit statuses and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpucloud.cli import main
+from tests.gpucloud.conftest import MakeProject
+
+PROGRAM = """
+    import pulumi
+    import pulumi_aws as aws
+
+    vpc = aws.ec2.Vpc("main", cidr_block="10.0.0.0/16")
+    aws.ec2.Subnet("b", vpc_id=vpc.id, cidr_block="10.0.2.0/24")
+    aws.ec2.Subnet("a", vpc_id=vpc.id, cidr_block="10.0.1.0/24")
+"""
+
+GPU_PROGRAM = """
+    from components.spec import load_stack_config
+    load_stack_config()
+"""
+
+VALID_CONFIG = """
+    config:
+      gpu-cloud:cloud: aws
+      gpu-cloud:region: us-east-1
+      gpu-cloud:environment: dev
+      gpu-cloud:tags: {environment: dev, owner: me, cost-center: "1"}
+      gpu-cloud:access: {adminPrincipals: ["arn:aws:iam::123456789012:role/admin"]}
+      gpu-cloud:network:
+        vpcCidr: 10.0.0.0/16
+        privateSubnets: [{zone: us-east-1a, cidr: 10.0.0.0/20}, {zone: us-east-1b, cidr: 10.0.16.0/20}]
+        natSubnets: [{zone: us-east-1a, cidr: 10.0.255.0/28}]
+"""
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(["plan", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_json_is_byte_identical_across_runs(make_project: MakeProject, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_project(PROGRAM)
+    first = _run(capsys, "--dir", str(root), "--json", "--no-policy")
+    second = _run(capsys, "--dir", str(root), "--json", "--no-policy")
+    assert first[0] == 0
+    assert first[1] == second[1]
+
+
+def test_json_document_has_the_contract_keys_in_tree_order(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = _run(capsys, "--dir", str(make_project(PROGRAM)), "--json", "--no-policy")
+    document = json.loads(out)
+    assert status == 0
+    assert list(document) == ["project", "stack", "resources", "violations", "cost"]
+    assert (document["project"], document["stack"], document["violations"]) == ("tiny", "dev", [])
+    assert [r["name"] for r in document["resources"]] == ["tiny-dev", "a", "b", "main"]
+    subnet = document["resources"][1]
+    assert list(subnet) == [
+        "urn", "type", "name", "parent", "provider", "dependencies", "propertyDependencies",
+        "inputs", "protect", "ignoreChanges", "retainOnDelete",
+    ]  # fmt: skip
+    assert subnet["inputs"] == {"cidrBlock": "10.0.1.0/24", "vpcId": "[unknown]"}
+    assert subnet["dependencies"] == ["urn:pulumi:dev::tiny::aws:ec2/vpc:Vpc::main"]
+    assert subnet["propertyDependencies"] == {"cidrBlock": [], "vpcId": ["urn:pulumi:dev::tiny::aws:ec2/vpc:Vpc::main"]}
+
+
+def test_human_report_shows_the_tree_and_counts(make_project: MakeProject, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run(capsys, "--dir", str(make_project(PROGRAM)), "--no-policy")
+    assert status == 0
+    assert "  + pulumi:pulumi:Stack" in out
+    assert "Resources: 3 to create\n     2 aws:ec2/subnet:Subnet\n     1 aws:ec2/vpc:Vpc\n" in out
+
+
+def test_graph_writes_parent_and_dependency_edges(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    dot = tmp_path / "plan.dot"
+    _run(capsys, "--dir", str(make_project(PROGRAM)), "--no-policy", "--graph", str(dot))
+    assert dot.read_text() == (
+        "digraph plan {\n"
+        "  rankdir=LR;\n"
+        '  node [shape=box, fontname="Helvetica", fontsize=10];\n'
+        '  label="tiny/dev: solid = parent, dashed = depends on";\n'
+        '  r0 [label="pulumi:pulumi:Stack\\ntiny-dev", shape=folder];\n'
+        '  r1 [label="aws:ec2/subnet:Subnet\\na", shape=box];\n'
+        '  r2 [label="aws:ec2/subnet:Subnet\\nb", shape=box];\n'
+        '  r3 [label="aws:ec2/vpc:Vpc\\nmain", shape=box];\n'
+        '  r0 -> r1 [style=solid, color="gray40"];\n'
+        '  r0 -> r2 [style=solid, color="gray40"];\n'
+        '  r0 -> r3 [style=solid, color="gray40"];\n'
+        '  r1 -> r3 [style=dashed, color="steelblue"];\n'
+        '  r2 -> r3 [style=dashed, color="steelblue"];\n'
+        "}\n"
+    )
+
+
+def _invalid(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    status, out, err = _run(capsys, *argv)
+    assert (status, out) == (2, "")
+    assert "Traceback" not in err
+    return err
+
+
+def test_unknown_stack_lists_the_stacks(make_project: MakeProject, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_project(PROGRAM, {"dev": "config: {}\n", "prod": "config: {}\n"})
+    err = _invalid(capsys, "staging", "--dir", str(root))
+    assert err == f"error: stack 'staging' has no config file in {root}; stacks of project tiny: dev, prod\n"
+
+
+def test_config_file_that_is_not_yaml(make_project: MakeProject, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_project(PROGRAM, {"dev": "config:\n  tiny:a: [1, 2\n"})
+    err = _invalid(capsys, "--dir", str(root))
+    assert err.startswith(f"error: {root}/Pulumi.dev.yaml:3:1: not valid YAML: ")
+
+
+def test_config_that_breaks_the_schema_lists_every_problem(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = VALID_CONFIG.replace("region: us-east-1", "region: us-east-1\n      gpu-cloud:nodepools: []").replace(
+        "zone: us-east-1b, cidr: 10.0.16.0/20", "zone: us-east-1b, cidr: 10.1.0.0/20"
+    )
+    root = make_project(GPU_PROGRAM, {"dev": broken}, pulumi_yaml="name: gpu-cloud\nruntime: python\n")
+    monkeypatch.chdir(root)
+    err = _invalid(capsys, "--dir", str(root))
+    assert err == (
+        "error: invalid config in Pulumi.dev.yaml:\n"
+        "  gpu-cloud:network.privateSubnets.1.cidr: not inside vpcCidr 10.0.0.0/16 (got 10.1.0.0/20)\n"
+        "  gpu-cloud:nodepools: extra inputs are not permitted (got [])\n"
+    )
+
+
+def test_config_cross_field_problems_are_all_reported(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = VALID_CONFIG.replace("zone: us-east-1b, cidr: 10.0.16.0/20", "zone: us-east-1a, cidr: 10.1.0.0/20")
+    broken = broken.replace('cost-center: "1"', "team: x")
+    root = make_project(GPU_PROGRAM, {"dev": broken}, pulumi_yaml="name: gpu-cloud\nruntime: python\n")
+    monkeypatch.chdir(root)
+    err = _invalid(capsys, "--dir", str(root))
+    assert err == (
+        "error: invalid config in Pulumi.dev.yaml:\n"
+        "  gpu-cloud:network.privateSubnets.1.cidr: not inside vpcCidr 10.0.0.0/16 (got 10.1.0.0/20)\n"
+        '  gpu-cloud:network.privateSubnets: needs subnets in at least two zones (got ["us-east-1a", "us-east-1a"])\n'
+    )
+
+
+def test_dir_that_is_not_a_pulumi_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = _invalid(capsys, "--dir", str(tmp_path))
+    assert err == f"error: {tmp_path}: not a Pulumi project (no Pulumi.yaml)\n"
+
+
+def test_program_that_raises_names_its_file_and_line(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project("import pulumi\n\nraise ValueError('no GPUs for you')\n")
+    err = _invalid(capsys, "--dir", str(root))
+    assert err == "error: __main__.py:3: ValueError: no GPUs for you\n"
+
+
+def test_program_that_imports_a_missing_package(make_project: MakeProject, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_project("import pulumi\nimport pulumi_gcp\n")
+    err = _invalid(capsys, "--dir", str(root))
+    assert err == "error: __main__.py:2: the program imports 'pulumi_gcp', which is not installed\n"
+
+
+def test_program_that_logs_an_error_fails(make_project: MakeProject, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_project("import pulumi\npulumi.log.error('quota exceeded')\n")
+    err = _invalid(capsys, "--dir", str(root))
+    assert err == "error: the program logged an error:\nquota exceeded\n"
