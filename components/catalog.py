@@ -408,9 +408,7 @@ def _read_types(reader: _Reader, facts: _Object) -> dict[tuple[Cloud, str], Inst
             if instance_type is None:
                 continue
             if (fam.cloud, instance_type.name) in types:
-                reader.fail(
-                    f"{type_path}.name", f"duplicate instance type on {fam.cloud}", instance_type.name
-                )
+                reader.fail(f"{type_path}.name", f"duplicate instance type on {fam.cloud}", instance_type.name)
             types[(fam.cloud, instance_type.name)] = instance_type
     return types
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from gpucloud.engine import Plan, run_program
 from gpucloud.model import PlanError, Violation
-from gpucloud.project import load_project, load_stack
+from gpucloud.project import STACK_OUTPUTS_FILE, load_project, load_stack, load_stack_outputs
 from gpucloud.report import to_dot, to_human, to_json_document
 
 __all__ = ["main"]
@@ -38,6 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--policy-config", type=Path, help="policy config JSON (as pulumi --policy-pack-config)")
     plan.add_argument("--no-policy", action="store_true", help="do not run the policy pack")
     plan.add_argument("--graph", type=Path, help="also write the resource graph as Graphviz DOT to FILE")
+    plan.add_argument(
+        "--stack-outputs",
+        type=Path,
+        help=f"canned outputs of referenced stacks (default: stacks' {STACK_OUTPUTS_FILE})",
+    )
     return parser
 
 
@@ -50,7 +55,7 @@ def check_policies(plan: Plan, policy_config: Path | None) -> tuple[Violation, .
 def _plan(args: argparse.Namespace) -> int:
     project = load_project(args.dir)
     stack = load_stack(project, args.stack)
-    plan = run_program(project, stack)
+    plan = run_program(project, stack, load_stack_outputs(project, args.stack_outputs))
     violations = () if args.no_policy else check_policies(plan, args.policy_config)
     if args.graph is not None:
         args.graph.write_text(to_dot(plan), encoding="utf-8")

@@ -59,14 +59,34 @@ class Plan:
 class _Mocks(mocks.Mocks):
     """Resource and data-source answers of a preview."""
 
-    def __init__(self, config: Mapping[str, str], recorder: _RecordingMonitor) -> None:
+    def __init__(
+        self,
+        config: Mapping[str, str],
+        recorder: _RecordingMonitor,
+        stack_outputs: Mapping[str, Mapping[str, Any]],
+    ) -> None:
         self._config = config
         self._recorder = recorder
+        self._stack_outputs = stack_outputs
         self.warnings: list[str] = []
 
     def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        if args.typ == "pulumi:pulumi:StackReference":
+            return self._stack_reference(str(args.inputs.get("name", args.name)))
         # As in a preview of a new stack: outputs echo the inputs; computed values stay unknown.
         return "", dict(args.inputs)
+
+    def _stack_reference(self, name: str) -> tuple[str, dict[str, Any]]:
+        """A stack reference reads the canned outputs of the stack it names (unknown when there are none)."""
+        outputs = self._stack_outputs.get(name)
+        if outputs is None:
+            self._warn(f"stack reference {name!r} has no canned outputs; its outputs are unknown")
+            return name, {"name": name}
+        return name, {"name": name, "outputs": dict(outputs), "secretOutputNames": []}
+
+    def _warn(self, warning: str) -> None:
+        if warning not in self.warnings:
+            self.warnings.append(warning)
 
     def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
         package = args.token.split(":", 1)[0]
@@ -78,9 +98,7 @@ class _Mocks(mocks.Mocks):
         )
         result = canned.answer(args.token, args.args, region)
         if result is None:
-            warning = f"data source {args.token} has no canned answer; the plan used an empty result"
-            if warning not in self.warnings:
-                self.warnings.append(warning)
+            self._warn(f"data source {args.token} has no canned answer; the plan used an empty result")
             return {}, []
         return result, []
 
@@ -162,7 +180,9 @@ class _RecordingEngine:
             self.warnings.append(request.message)
 
 
-def run_program(project: Project, stack: StackSettings) -> Plan:
+def run_program(
+    project: Project, stack: StackSettings, stack_outputs: Mapping[str, Mapping[str, Any]] | None = None
+) -> Plan:
     """Run ``project``'s program for ``stack`` offline and return what it would register.
 
     Raises:
@@ -179,6 +199,7 @@ def run_program(project: Project, stack: StackSettings) -> Plan:
                 config=stack.config,
                 secret_keys=stack.secret_keys,
                 root=project.root,
+                stack_outputs=stack_outputs,
             )
         except PlanError:
             raise
@@ -198,14 +219,18 @@ def record(
     config: Mapping[str, str] | None = None,
     secret_keys: Iterable[str] = (),
     root: Path | None = None,
+    stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Plan:
     """Run ``program`` (a function that declares resources) as a preview and record what it registers.
 
     This is the engine of ``gpucloud plan`` and the recording mock of the component tests. Exceptions
-    of the program propagate unchanged; errors it logs raise PlanError.
+    of the program propagate unchanged; errors it logs raise PlanError. ``stack_outputs`` answers
+    stack references: referenced stack name -> its outputs.
     """
     # A fresh context per run: the SDK keeps its settings and root stack in context variables.
-    return contextvars.Context().run(_record, program, project, stack, dict(config or {}), list(secret_keys), root)
+    return contextvars.Context().run(
+        _record, program, project, stack, dict(config or {}), list(secret_keys), root, dict(stack_outputs or {})
+    )
 
 
 def _record(
@@ -215,9 +240,10 @@ def _record(
     config: dict[str, str],
     secret_keys: list[str],
     root: Path | None,
+    stack_outputs: dict[str, Mapping[str, Any]],
 ) -> Plan:
     monitor = _RecordingMonitor(project, stack)
-    fake = _Mocks(config, monitor)
+    fake = _Mocks(config, monitor, stack_outputs)
     monitor.mocks = fake
     engine = _RecordingEngine()
     monitor_features = set(monitor.GetDeploymentInfo(None).supportedFeatures)

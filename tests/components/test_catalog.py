@@ -84,9 +84,7 @@ def test_families_per_cloud() -> None:
 def test_aws_families_list_every_size() -> None:
     sizes = {f: [t.name for t in catalog.instance_types(AWS) if t.family == f] for f in ("g5", "g5g")}
     assert sizes == {
-        "g5": [
-            f"g5.{s}" for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge")
-        ]
+        "g5": [f"g5.{s}" for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge")]
         + ["g5.48xlarge"],
         "g5g": ["g5g.xlarge", "g5g.2xlarge", "g5g.4xlarge", "g5g.8xlarge", "g5g.16xlarge", "g5g.metal"],
     }
@@ -156,9 +154,7 @@ def test_unsourced_price_is_absent_not_zero(cloud: Cloud, region: str, name: str
 
 
 def test_every_catalog_type_has_a_us_east_1_price() -> None:
-    missing = [
-        t.name for t in catalog.instance_types(AWS) if catalog.price_of(AWS, "us-east-1", t.name) is None
-    ]
+    missing = [t.name for t in catalog.instance_types(AWS) if catalog.price_of(AWS, "us-east-1", t.name) is None]
     assert missing == []
 
 
@@ -180,9 +176,7 @@ def test_every_price_is_positive_with_source_and_date() -> None:
 def test_spot_discounts_are_estimates_between_zero_and_one() -> None:
     g6e = catalog.spot_discount(AWS, "g6e")
     assert g6e is not None and g6e.fraction == Decimal("0.62")
-    discounts = [
-        d for cloud in Cloud for f in catalog.families(cloud) if (d := catalog.spot_discount(cloud, f))
-    ]
+    discounts = [d for cloud in Cloud for f in catalog.families(cloud) if (d := catalog.spot_discount(cloud, f))]
     assert {d.family for d in discounts} == {"g4dn", "g5", "g6e"}
     for d in discounts:
         assert d.estimate is True
@@ -316,9 +310,7 @@ def test_alibaba_type_with_efa_is_rejected() -> None:
 def test_zero_or_negative_price_is_rejected(price: Decimal) -> None:
     prices = _prices()
     prices["on_demand"][0]["prices"]["g5.xlarge"] = price
-    assert _problems(_facts(), prices) == (
-        f"prices.on_demand[0].prices.g5.xlarge: must be > 0 (got {price!r})",
-    )
+    assert _problems(_facts(), prices) == (f"prices.on_demand[0].prices.g5.xlarge: must be > 0 (got {price!r})",)
 
 
 def test_price_for_unknown_type_is_rejected() -> None:
@@ -332,9 +324,7 @@ def test_price_for_unknown_type_is_rejected() -> None:
 def test_price_without_read_date_is_rejected() -> None:
     prices = _prices()
     del prices["on_demand"][0]["source"]["read_on"]
-    assert _problems(_facts(), prices) == (
-        "prices.on_demand[0].source.read_on: is not a valid value (got None)",
-    )
+    assert _problems(_facts(), prices) == ("prices.on_demand[0].source.read_on: is not a valid value (got None)",)
 
 
 def test_spot_discount_must_be_an_estimate_below_one() -> None:

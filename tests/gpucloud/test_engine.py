@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpucloud.engine import Plan, run_program
-from gpucloud.project import load_project, load_stack
+from gpucloud.project import load_project, load_stack, load_stack_outputs
 from tests.gpucloud.conftest import MakeProject
 
 TINY = """
@@ -139,3 +139,18 @@ def test_two_programs_in_one_process_do_not_share_state(make_project: MakeProjec
     second = _plan(make_project)
     assert [r.urn for r in first.resources].count(STACK) == 1
     assert sorted(r.urn for r in first.resources) == sorted(r.urn for r in second.resources)
+
+
+def test_stack_references_read_the_canned_outputs(make_project: MakeProject) -> None:
+    program = """
+        import pulumi
+        data = pulumi.StackReference("acme/data/prod")
+        pulumi.export("vpc", data.get_output("vpcId"))
+        pulumi.export("other", pulumi.StackReference("acme/other/prod").get_output("x"))
+    """
+    root = make_project(program)
+    (root / "stack-outputs.yaml").write_text("acme/data/prod:\n  vpcId: vpc-0abc\n")
+    project = load_project(root)
+    plan = run_program(project, load_stack(project, "dev"), load_stack_outputs(project))
+    assert plan.outputs == {"other": "[unknown]", "vpc": "vpc-0abc"}
+    assert plan.warnings == ("stack reference 'acme/other/prod' has no canned outputs; its outputs are unknown",)
