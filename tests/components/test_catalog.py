@@ -142,11 +142,40 @@ def test_known_prices() -> None:
     assert g6e is not None and g6e.hourly == Decimal("1.861")
 
 
+# Exact us-west-2 list prices, as read from the SkyPilot snapshot named in components/prices.json.
+US_WEST_2 = [
+    ("g4dn.metal", "7.824"),
+    ("g5.48xlarge", "16.288"),
+    ("g5g.xlarge", "0.42"),
+    ("g5g.metal", "2.744"),
+    ("g6.xlarge", "0.8048"),
+    ("g6.48xlarge", "13.3504"),
+    ("g6e.2xlarge", "2.24208"),
+    ("g6e.24xlarge", "15.06559"),
+]
+
+
+@pytest.mark.parametrize(("name", "hourly"), US_WEST_2)
+def test_documented_us_west_2_prices(name: str, hourly: str) -> None:
+    price = catalog.price_of(AWS, "us-west-2", name)
+    assert price is not None
+    assert (price.hourly, price.currency) == (Decimal(hourly), "USD")
+
+
+def test_us_west_2_prices_every_g_family_type_and_no_p_family_type() -> None:
+    priced = {t.name for t in catalog.instance_types(AWS) if catalog.price_of(AWS, "us-west-2", t.name)}
+    assert {t.name for t in catalog.instance_types(AWS)} - priced == {
+        "p4d.24xlarge",
+        "p4de.24xlarge",
+        "p5.48xlarge",
+    }
+
+
 @pytest.mark.parametrize(
     ("cloud", "region", "name"),
     [
         (AWS, "eu-west-1", "g5.xlarge"),  # region not priced
-        (AWS, "us-west-2", "p5.48xlarge"),  # not sourced for us-west-2
+        (AWS, "us-west-2", "p5.48xlarge"),  # the only us-west-2 source is stale for P families
         (ALI, "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge"),  # no Alibaba price could be sourced
         (AWS, "us-east-1", "m5.large"),  # not a catalog type
     ],
