@@ -206,22 +206,33 @@ def test_every_price_is_positive_with_source_and_date() -> None:
         assert p.source.url.startswith("https://") and isinstance(p.source.read_on, date), p
 
 
+@pytest.mark.parametrize(
+    ("family", "fraction"),
+    [("g4dn", "0.64"), ("g5", "0.55"), ("g5g", "0.65"), ("g6", "0.57"), ("g6e", "0.62")],
+)
+def test_documented_spot_discount_estimates(family: str, fraction: str) -> None:
+    discount = catalog.spot_discount(AWS, family)
+    assert discount is not None
+    assert (discount.fraction, discount.estimate) == (Decimal(fraction), True)
+
+
 def test_spot_discounts_are_estimates_between_zero_and_one() -> None:
-    g6e = catalog.spot_discount(AWS, "g6e")
-    assert g6e is not None and g6e.fraction == Decimal("0.62")
     discounts = [
         d for cloud in Cloud for f in catalog.families(cloud) if (d := catalog.spot_discount(cloud, f))
     ]
-    assert {d.family for d in discounts} == {"g4dn", "g5", "g6e"}
+    assert {d.family for d in discounts} == {"g4dn", "g5", "g5g", "g6", "g6e"}
     for d in discounts:
         assert d.estimate is True
         assert Decimal(0) < d.fraction < Decimal(1)
         assert d.basis and d.source.url.startswith("https://")
 
 
-def test_spot_discount_of_unsourced_family_is_none() -> None:
-    assert catalog.spot_discount(AWS, "p5") is None
-    assert catalog.spot_discount(ALI, "gn7i") is None
+@pytest.mark.parametrize(
+    ("cloud", "family"),
+    [(AWS, "p4d"), (AWS, "p4de"), (AWS, "p5"), (ALI, "gn6i"), (ALI, "gn7i"), (ALI, "gn8is")],
+)
+def test_spot_discount_of_unsourced_family_is_none(cloud: Cloud, family: str) -> None:
+    assert catalog.spot_discount(cloud, family) is None
 
 
 # Validation of the data files, on small fixtures built from a valid pair.
