@@ -108,18 +108,23 @@ def load_policy_config(path: Path) -> dict[str, Any]:
         raise PlanError(
             f"{path}: policy config must be a JSON object of policy names (got {_kind(document)})"
         )
+    return _normalize_config(document, str(path))
+
+
+def _normalize_config(document: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """Policy name -> ``{"enforcementLevel"?, **properties}``; a bare level string becomes an object."""
     result: dict[str, Any] = {}
     for name, value in document.items():
         if isinstance(value, str):
             value = {"enforcementLevel": value}
-        elif not isinstance(value, dict):
+        elif not isinstance(value, Mapping):
             raise PlanError(
-                f"{path}: {name}: must be an enforcement level or an object of config (got {_kind(value)})"
+                f"{source}: {name}: must be an enforcement level or an object of config (got {_kind(value)})"
             )
         level = value.get("enforcementLevel")
         if "enforcementLevel" in value and level not in ENFORCEMENT_LEVELS:
             raise PlanError(
-                f"{path}: {name}.enforcementLevel: must be one of {', '.join(ENFORCEMENT_LEVELS)} "
+                f"{source}: {name}.enforcementLevel: must be one of {', '.join(ENFORCEMENT_LEVELS)} "
                 f"(got {json.dumps(level)})"
             )
         if value:
@@ -150,7 +155,7 @@ def run_policy_pack(
         resources: The recorded resources in registration order, the stack resource first.
         project: The project name (``PULUMI_PROJECT``).
         stack: The stack name (``PULUMI_STACK``).
-        config: Policy config as returned by `load_policy_config`.
+        config: Policy config as returned by `load_policy_config` (bare level strings are accepted too).
         dry_run: True for a preview (``PULUMI_DRY_RUN``).
         stack_config: The stack's config (``"<namespace>:<key>" -> value``), given to the pack as the CLI
             does (``PULUMI_CONFIG`` and ``ConfigureStack``).
@@ -165,6 +170,7 @@ def run_policy_pack(
     pack_dir = pack_dir.resolve()
     if not (pack_dir / "PulumiPolicy.yaml").is_file():
         raise PlanError(f"{pack_dir}: not a policy pack (no PulumiPolicy.yaml)")
+    policy_config = _normalize_config(config or {}, "policy config")
     config_strings = {key: _config_string(value) for key, value in (stack_config or {}).items()}
     engine = _EngineService()
     with (
@@ -177,7 +183,10 @@ def run_policy_pack(
             stub = analyzer_pb2_grpc.AnalyzerStub(channel)
             session = _Session(stub, resources)
             try:
-                session.start(engine_address, pack_dir, project, stack, dry_run, config_strings, config or {})
+                policy_config = _normalize_config(config or {}, "policy config")
+                session.start(
+                    engine_address, pack_dir, project, stack, dry_run, config_strings, policy_config
+                )
                 violations = session.analyze()
             except grpc.RpcError as exc:
                 raise PolicyPackError(
