@@ -149,3 +149,8 @@ def test_bad_config_names_file_and_problem(tmp_path: Path, text: str, problem: s
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(PlanError, match="cannot read policy config"):
         load_policy_config(tmp_path / "absent.json")
+
+
+def test_remediate_level_reports_as_mandatory(pack_dir: Path) -> None:
+    report = run(pack_dir, {"required-tags": "remediate"})
+    assert ("required-tags", "untagged", "mandatory") in found(report)

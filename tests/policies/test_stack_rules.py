@@ -143,3 +143,15 @@ def test_provider_default_tags_count(dev: PolicyReport) -> None:
 
 def test_components_and_providers_are_analyzed_without_findings(dev: PolicyReport) -> None:
     assert {v.name for v in dev.violations} & {"tagged", "pool", "gpu-cloud-dev"} == set()
+
+
+def test_default_provider_tags_come_from_stack_config(pack_dir: Path) -> None:
+    volume = resource("dev", "aws:ebs/volume:Volume", "volume", {"encrypted": True})
+    report = run_policy_pack(
+        pack_dir,
+        [stack_resource("dev"), volume],
+        project="gpu-cloud",
+        stack="dev",
+        stack_config={"aws:region": "us-east-1", "aws:defaultTags": {"tags": TAGS}},
+    )
+    assert report.violations == ()
