@@ -105,9 +105,7 @@ def load_policy_config(path: Path) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise PlanError(f"{path}: policy config is not valid JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(document, dict):
-        raise PlanError(
-            f"{path}: policy config must be a JSON object of policy names (got {_kind(document)})"
-        )
+        raise PlanError(f"{path}: policy config must be a JSON object of policy names (got {_kind(document)})")
     return _normalize_config(document, str(path))
 
 
@@ -184,9 +182,7 @@ def run_policy_pack(
             session = _Session(stub, resources)
             try:
                 policy_config = _normalize_config(config or {}, "policy config")
-                session.start(
-                    engine_address, pack_dir, project, stack, dry_run, config_strings, policy_config
-                )
+                session.start(engine_address, pack_dir, project, stack, dry_run, config_strings, policy_config)
                 violations = session.analyze()
             except grpc.RpcError as exc:
                 raise PolicyPackError(
@@ -519,8 +515,7 @@ def _pack_process(
             _stop(process)
             readers[0].join(_STOP_TIMEOUT_SECONDS)
             raise PolicyPackError(
-                f"policy pack {pack_dir} did not start (exit status {process.poll()}):\n"
-                + "\n".join(stderr[-20:])
+                f"policy pack {pack_dir} did not start (exit status {process.poll()}):\n" + "\n".join(stderr[-20:])
             )
         yield int(stdout[0]), stderr
     finally:

@@ -14,9 +14,7 @@ ALICLOUD_NODE_POOL = "alicloud:cs/nodePool:NodePool"
 GPU_TAINT_KEY = "nvidia.com/gpu"
 
 # EC2 instance families with NVIDIA GPUs (EC2 "Accelerated computing instances" documentation).
-AWS_GPU_FAMILIES = frozenset(
-    {"p3", "p4d", "p4de", "p5", "p5e", "p5en", "p6", "g4dn", "g5", "g5g", "g6", "g6e", "gr6"}
-)
+AWS_GPU_FAMILIES = frozenset({"p3", "p4d", "p4de", "p5", "p5e", "p5en", "p6", "g4dn", "g5", "g5g", "g6", "g6e", "gr6"})
 # Alibaba Cloud GPU instance families: gn* (GPU-accelerated) and ebmgn* (ECS Bare Metal with GPUs)
 # (Alibaba Cloud ECS documentation, "GPU-accelerated compute-optimized instance families").
 ALICLOUD_GPU_PREFIXES = ("ecs.gn", "ecs.ebmgn")

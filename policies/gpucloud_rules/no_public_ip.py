@@ -93,8 +93,7 @@ def _always(_props: Props) -> bool:
 _SURFACES: Mapping[str, tuple[Callable[[Props], bool], str]] = {
     "aws:ec2/instance:Instance": (
         _aws_instance,
-        "instance gets a public IP: associatePublicIpAddress is true, or unset without a subnetId "
-        "(default VPC)",
+        "instance gets a public IP: associatePublicIpAddress is true, or unset without a subnetId (default VPC)",
     ),
     "aws:ec2/launchTemplate:LaunchTemplate": (
         _aws_launch_template,

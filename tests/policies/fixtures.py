@@ -167,9 +167,7 @@ COMPLIANT: dict[str, dict[str, Any]] = {
 }
 """Per type: properties that every policy accepts (stateful ones are also registered protected)."""
 
-STATEFUL = frozenset(
-    {"aws:kms/key:Key", "alicloud:kms/key:Key", "aws:s3/bucket:Bucket", "alicloud:oss/bucket:Bucket"}
-)
+STATEFUL = frozenset({"aws:kms/key:Key", "alicloud:kms/key:Key", "aws:s3/bucket:Bucket", "alicloud:oss/bucket:Bucket"})
 
 
 def compliant(type_: str, **changes: Any) -> dict[str, Any]:

@@ -83,9 +83,7 @@ def test_disabled_policy_reports_nothing(pack_dir: Path) -> None:
 
 
 def test_all_sets_every_level(pack_dir: Path) -> None:
-    assert {level for _, _, level in found(run(pack_dir, {"all": {"enforcementLevel": "advisory"}}))} == {
-        "advisory"
-    }
+    assert {level for _, _, level in found(run(pack_dir, {"all": {"enforcementLevel": "advisory"}}))} == {"advisory"}
 
 
 def test_config_is_validated_against_the_policy_schema(pack_dir: Path) -> None:
@@ -109,9 +107,7 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_level_strings_become_objects(tmp_path: Path) -> None:
-    path = write(
-        tmp_path, json.dumps({"required-tags": "mandatory", "tls-1-3": {"allowedSslPolicies": ["p"]}})
-    )
+    path = write(tmp_path, json.dumps({"required-tags": "mandatory", "tls-1-3": {"allowedSslPolicies": ["p"]}}))
     assert load_policy_config(path) == {
         "required-tags": {"enforcementLevel": "mandatory"},
         "tls-1-3": {"allowedSslPolicies": ["p"]},
@@ -133,8 +129,7 @@ def test_empty_file_is_no_config(tmp_path: Path) -> None:
         ),
         (
             '{"no-public-ip": "strict"}',
-            "no-public-ip.enforcementLevel: must be one of advisory, mandatory, "
-            'remediate, disabled (got "strict")',
+            'no-public-ip.enforcementLevel: must be one of advisory, mandatory, remediate, disabled (got "strict")',
         ),
         ('{"no-public-ip": {"enforcementLevel": 1}}', "no-public-ip.enforcementLevel: must be one of"),
     ],

@@ -108,9 +108,7 @@ def test_iam_statement_with_not_action_is_not_a_wildcard_grant() -> None:
 
 
 def key(name: str, protect: bool) -> StackResource:
-    return StackResource(
-        urn=name, type="aws:kms/key:Key", props={}, protect=protect, property_dependencies={}
-    )
+    return StackResource(urn=name, type="aws:kms/key:Key", props={}, protect=protect, property_dependencies={})
 
 
 def test_protect_stateful_is_advisory_outside_protected_stacks() -> None:
@@ -129,6 +127,4 @@ def test_required_tags_counts_provider_default_tags() -> None:
     config = {"requiredTags": ["owner", "environment"]}
     provider = {"defaultTags": {"tags": {"environment": "dev"}}}
     assert required_tags.check("aws:ebs/volume:Volume", {"tags": {"owner": "o"}}, config, provider) == []
-    assert required_tags.check("aws:ebs/volume:Volume", {}, config, provider) == [
-        "missing required tags: owner"
-    ]
+    assert required_tags.check("aws:ebs/volume:Volume", {}, config, provider) == ["missing required tags: owner"]

@@ -125,9 +125,7 @@ CASES = [
     Case("alb-internet-facing", ALB, {"internal": "false"}, {NO_PUBLIC_IP: M}),
     # no-public-ip, Alibaba Cloud
     Case("ecs-private", "alicloud:ecs/instance:Instance"),
-    Case(
-        "ecs-bandwidth", "alicloud:ecs/instance:Instance", {"internetMaxBandwidthOut": 10}, {NO_PUBLIC_IP: M}
-    ),
+    Case("ecs-bandwidth", "alicloud:ecs/instance:Instance", {"internetMaxBandwidthOut": 10}, {NO_PUBLIC_IP: M}),
     Case("ecs-lt-private", "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate"),
     Case(
         "ecs-lt-bandwidth",
@@ -288,9 +286,7 @@ CASES = [
         {"encryptionConfig": {"resources": ["configmaps"], "provider": {"keyArn": "arn:k"}}},
         {ENCRYPTION: M},
     ),
-    Case(
-        "eks-no-key", EKS, {"encryptionConfig": {"resources": ["secrets"], "provider": {}}}, {ENCRYPTION: M}
-    ),
+    Case("eks-no-key", EKS, {"encryptionConfig": {"resources": ["secrets"], "provider": {}}}, {ENCRYPTION: M}),
     Case("ali-disk-encrypted", "alicloud:ecs/disk:Disk"),
     Case("ali-disk-plain", "alicloud:ecs/disk:Disk", {"encrypted": False}, {ENCRYPTION: M}),
     Case("ali-ecs-disk-encrypted", "alicloud:ecs/ecsDisk:EcsDisk"),
@@ -349,11 +345,7 @@ CASES = [
     Case(
         "role-escalate",
         RBAC_V1 + "Role",
-        {
-            "rules": [
-                {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"], "verbs": ["Escalate"]}
-            ]
-        },
+        {"rules": [{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"], "verbs": ["Escalate"]}]},
         {RBAC: M},
     ),
     Case("clusterrole-scoped", RBAC_V1 + "ClusterRole"),
@@ -433,9 +425,7 @@ CASES = [
     # gpu-node-isolation
     Case("ng-gpu-tainted", NODE_GROUP),
     Case("ng-gpu-ami-untainted", NODE_GROUP, {"instanceTypes": None, "taints": None}, {GPU: M}),
-    Case(
-        "ng-nvidia-ami-untainted", NODE_GROUP, {"amiType": "AL2023_x86_64_NVIDIA", "taints": None}, {GPU: M}
-    ),
+    Case("ng-nvidia-ami-untainted", NODE_GROUP, {"amiType": "AL2023_x86_64_NVIDIA", "taints": None}, {GPU: M}),
     Case(
         "ng-g5-second-type-untainted",
         NODE_GROUP,

@@ -16,9 +16,7 @@ BUCKET, BUCKET_V2 = "aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2"
 SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
 SSE_V2 = "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2"
 KMS_RULE = {"applyServerSideEncryptionByDefault": {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": UNKNOWN}}
-DSSE_RULE = {
-    "applyServerSideEncryptionByDefault": {"sseAlgorithm": "aws:kms:dsse", "kmsMasterKeyId": "arn:k"}
-}
+DSSE_RULE = {"applyServerSideEncryptionByDefault": {"sseAlgorithm": "aws:kms:dsse", "kmsMasterKeyId": "arn:k"}}
 AES_RULE = {"applyServerSideEncryptionByDefault": {"sseAlgorithm": "AES256"}}
 TAGS = {"environment": "e", "owner": "o", "cost-center": "c"}
 
@@ -27,9 +25,7 @@ def bucket(stack: str, name: str, type_: str = BUCKET, **props: object) -> Recor
     return resource(stack, type_, name, {"bucket": name, "tags": TAGS, **props}, protect=True)
 
 
-def encryption(
-    stack: str, name: str, bucket_urn: str | None, rule: object, type_: str = SSE
-) -> RecordedResource:
+def encryption(stack: str, name: str, bucket_urn: str | None, rule: object, type_: str = SSE) -> RecordedResource:
     deps = {"bucket": [bucket_urn]} if bucket_urn else {}
     return resource(stack, type_, name, {"bucket": UNKNOWN, "rules": rule}, property_dependencies=deps)
 
@@ -62,9 +58,7 @@ def s3_stack(stack: str) -> list[RecordedResource]:
         bucket(stack, "v2", BUCKET_V2),
         encryption(stack, "v2-sse", u["v2"], [AES_RULE, KMS_RULE], SSE_V2),
         bucket(stack, "sse-unknown"),
-        encryption(
-            stack, "sse-unknown-sse", u["sse-unknown"], [{"applyServerSideEncryptionByDefault": UNKNOWN}]
-        ),
+        encryption(stack, "sse-unknown-sse", u["sse-unknown"], [{"applyServerSideEncryptionByDefault": UNKNOWN}]),
     ]
 
 
@@ -105,13 +99,9 @@ def stateful(stack: str) -> list[RecordedResource]:
     ]
 
 
-@pytest.mark.parametrize(
-    ("stack", "level"), [("prod", "mandatory"), ("prod-cn", "mandatory"), ("dev", "advisory")]
-)
+@pytest.mark.parametrize(("stack", "level"), [("prod", "mandatory"), ("prod-cn", "mandatory"), ("dev", "advisory")])
 def test_protect_stateful_level_follows_the_stack(pack_dir: Path, stack: str, level: str) -> None:
-    report = run_policy_pack(
-        pack_dir, [stack_resource(stack), *stateful(stack)], project="gpu-cloud", stack=stack
-    )
+    report = run_policy_pack(pack_dir, [stack_resource(stack), *stateful(stack)], project="gpu-cloud", stack=stack)
     assert violations(report, "protect-stateful") == {"key": level, "oss": level}
 
 
@@ -119,9 +109,7 @@ def test_protect_stateful_level_follows_the_stack(pack_dir: Path, stack: str, le
 
 
 def graph(stack: str) -> list[RecordedResource]:
-    provider = resource(
-        stack, "pulumi:providers:aws", "tagged", {"region": "us-east-1", "defaultTags": {"tags": TAGS}}
-    )
+    provider = resource(stack, "pulumi:providers:aws", "tagged", {"region": "us-east-1", "defaultTags": {"tags": TAGS}})
     component = resource(stack, "gpucloud:aws:GpuNodePool", "pool", {}, custom=False)
     return [
         provider,
