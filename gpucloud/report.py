@@ -126,7 +126,9 @@ def _violation_lines(violations: Sequence[Violation], policies_ran: bool) -> lis
         by_policy[v.policy].append(v)
     for policy, items in sorted(by_policy.items()):
         lines.append(f"  {policy} ({items[0].level})")
-        lines += [f"    - {v.type} {v.name}: {v.message}" if v.urn else f"    - {v.message}" for v in items]
+        for v in items:
+            message = v.message.replace("\n", "\n      ")
+            lines.append(f"    - {v.type} {v.name}: {message}" if v.urn else f"    - {message}")
     return lines
 
 
