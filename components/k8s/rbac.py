@@ -101,7 +101,7 @@ class GpuRbac(pulumi.ComponentResource):
             f"{name}-admin", metadata=k8s.meta.v1.ObjectMetaArgs(name=ADMIN_ROLE), rules=ADMIN_CLUSTER_RULES, opts=child
         )
         k8s.rbac.v1.ClusterRoleBinding(
-            f"{name}-admin",
+            f"{name}-admin-binding",
             metadata=k8s.meta.v1.ObjectMetaArgs(name=ADMIN_ROLE),
             role_ref=k8s.rbac.v1.RoleRefArgs(
                 api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=ADMIN_ROLE
@@ -136,7 +136,7 @@ def _bound_role(
         resource_name, metadata=metadata, rules=rules, opts=pulumi.ResourceOptions(parent=parent)
     )
     k8s.rbac.v1.RoleBinding(
-        resource_name,
+        f"{resource_name}-binding",
         metadata=metadata,
         role_ref=k8s.rbac.v1.RoleRefArgs(api_group="rbac.authorization.k8s.io", kind="Role", name=role),
         subjects=subjects,
