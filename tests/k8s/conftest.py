@@ -10,7 +10,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 
-from components.spec import AccessSpec, GpuNodePoolSpec, InferenceServiceSpec, PoolPurpose, SpotGroupSpec
+from components.spec import AccessSpec, ConfigError, GpuNodePoolSpec, InferenceServiceSpec, PoolPurpose, SpotGroupSpec
 from gpucloud.engine import Plan, record
 from gpucloud.model import RecordedResource
 
@@ -25,6 +25,21 @@ def run(build: Callable[[pulumi.ResourceOptions], Any]) -> Plan:
         build(pulumi.ResourceOptions(provider=provider))
 
     return record(program)
+
+
+def refused(build: Callable[[pulumi.ResourceOptions], Any]) -> tuple[str, Plan]:
+    """The ConfigError message of ``build(opts)`` and the plan, which must hold nothing of it."""
+    errors: list[str] = []
+
+    def attempt(opts: pulumi.ResourceOptions) -> None:
+        try:
+            build(opts)
+        except ConfigError as err:
+            errors.append(str(err))
+
+    plan = run(attempt)
+    assert len(errors) == 1, "no ConfigError raised"
+    return errors[0], plan
 
 
 def children(plan: Plan) -> list[RecordedResource]:

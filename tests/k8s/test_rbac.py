@@ -89,10 +89,18 @@ def test_admin_bindings_bind_the_mapped_admin_group(access):
     plan = _plan(access)
     group = [{"kind": "Group", "name": labels.ADMIN_GROUP, "apiGroup": "rbac.authorization.k8s.io"}]
     cluster = one(plan, "rbac-admin-binding")
-    assert cluster.inputs["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "gpu-admin"}
+    assert cluster.inputs["roleRef"] == {
+        "apiGroup": "rbac.authorization.k8s.io",
+        "kind": "ClusterRole",
+        "name": "gpu-admin",
+    }
     assert cluster.inputs["subjects"] == group
     namespaced = one(plan, "rbac-gpu-training-gpu-admin-binding")
-    assert namespaced.inputs["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "gpu-admin"}
+    assert namespaced.inputs["roleRef"] == {
+        "apiGroup": "rbac.authorization.k8s.io",
+        "kind": "Role",
+        "name": "gpu-admin",
+    }
     assert namespaced.inputs["subjects"] == group
 
 
