@@ -12,7 +12,7 @@ it was read.
 
 # --- Kubernetes layer: Helm charts and images -----------------------------------------------------
 
-from typing import NamedTuple  # noqa: E402  (the Kubernetes layer's section starts here)
+from typing import NamedTuple
 
 
 class HelmChart(NamedTuple):
@@ -44,7 +44,8 @@ KUBE_PROMETHEUS_STACK_CHART = HelmChart(
 PROMETHEUS_ADAPTER_CHART = HelmChart(
     "prometheus-adapter", "5.3.0", "https://prometheus-community.github.io/helm-charts"
 )
-"""prometheus-adapter v0.12.0: charts/prometheus-adapter/Chart.yaml (version 5.3.0) in prometheus-community/helm-charts."""
+"""prometheus-adapter v0.12.0: charts/prometheus-adapter/Chart.yaml (version 5.3.0) in
+prometheus-community/helm-charts."""
 
 CLUSTER_AUTOSCALER_CHART = HelmChart("cluster-autoscaler", "9.38.0", "https://kubernetes.github.io/autoscaler")
 """Cluster autoscaler 1.31.0 (appVersion), matching Kubernetes 1.31: charts/cluster-autoscaler/Chart.yaml (version

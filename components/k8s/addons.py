@@ -35,14 +35,15 @@ SYSTEM_NAMESPACE = "kube-system"
 PROMETHEUS_RELEASE = "kube-prometheus-stack"
 """Release name of kube-prometheus-stack; its Prometheus Service is ``<release>-prometheus``."""
 
-AUTOSCALER_PRIORITIES: dict[int, list[str]] = {
-    50: [f".*{re.escape(labels.SPOT_SUFFIX)}.*"],
-    20: [f".*{re.escape(labels.FALLBACK_SUFFIX)}.*"],
-    10: [".*"],
+AUTOSCALER_PRIORITIES: dict[str, list[str]] = {
+    "50": [f".*{re.escape(labels.SPOT_SUFFIX)}.*"],
+    "20": [f".*{re.escape(labels.FALLBACK_SUFFIX)}.*"],
+    "10": [".*"],
 }
 """Priority expander: spot node groups first, their on-demand fall-back next, any other group last (higher wins;
 the autoscaler backs off a group that cannot scale and tries the next). Node group names (EKS: the ASG name
-``eks-<nodegroup>-<id>``) contain the node group name with its ``labels.SPOT_SUFFIX``/``FALLBACK_SUFFIX``."""
+``eks-<nodegroup>-<id>``) contain the node group name with its ``labels.SPOT_SUFFIX``/``FALLBACK_SUFFIX``. Keys are
+strings: Helm values travel as JSON, and the chart reads them with ``int``."""
 
 AUTOSCALER_ARGS: dict[str, str] = {
     "expander": "priority",

@@ -4,7 +4,7 @@ import pytest
 
 from components import labels
 from components.k8s import InferenceService, InferenceServiceArgs
-from components.spec import Cloud, ConfigError, GpuMetric
+from components.spec import Cloud, GpuMetric
 from tests.k8s.conftest import (
     assert_valid,
     children,
