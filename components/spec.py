@@ -344,6 +344,8 @@ class InferenceServiceSpec(_Spec):
     """Expose through the cloud's internal load balancer instead of ClusterIP (never internet-facing)."""
     cuda_version: str | None = Field(default=None, pattern=r"^\d+\.\d+$")
     """The CUDA version the image needs; checked against the pool's driver."""
+    framework: str | None = Field(default=None, pattern=r"^[a-z]+-\d+\.\d+$")
+    """The framework the image runs, e.g. ``tensorflow-2.12``; its CUDA version is checked against the pool's driver."""
 
     @model_validator(mode="after")
     def _replicas(self) -> InferenceServiceSpec:

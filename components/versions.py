@@ -11,3 +11,50 @@ it was read.
 
 
 # --- Kubernetes layer: Helm charts and images -----------------------------------------------------
+
+from typing import NamedTuple
+
+
+class HelmChart(NamedTuple):
+    """A Helm chart pinned to one version, and the repository it comes from."""
+
+    name: str
+    version: str
+    repo: str
+
+
+NVIDIA_DEVICE_PLUGIN_CHART = HelmChart("nvidia-device-plugin", "0.17.1", "https://nvidia.github.io/k8s-device-plugin")
+"""NVIDIA device plugin, not the GPU Operator: the EKS NVIDIA AMIs and the ACK GPU images already carry the driver
+and the container toolkit, so the operator (with driver and toolkit disabled) would only add an operator, NFD and
+CRDs around this one DaemonSet. Repository: https://nvidia.github.io/k8s-device-plugin (NVIDIA/k8s-device-plugin
+README); 0.17.1 is a published chart release (its upgrade to 0.18.0 in github.com/crutonjohn/gitops/pull/1548).
+The AL2023 NVIDIA AMIs do not include the device plugin ("must be installed separately",
+docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html)."""
+
+DCGM_EXPORTER_CHART = HelmChart("dcgm-exporter", "4.8.1", "https://nvidia.github.io/dcgm-exporter/helm-charts")
+"""NVIDIA DCGM exporter. Repository: https://nvidia.github.io/dcgm-exporter (helm repo add gpu-helm-charts ...);
+chart 4.8.1 = image 4.5.2-4.8.1 (docs.convox.com rack parameter gpu_observability_chart_version)."""
+
+KUBE_PROMETHEUS_STACK_CHART = HelmChart(
+    "kube-prometheus-stack", "81.4.5", "https://prometheus-community.github.io/helm-charts"
+)
+"""Prometheus operator, Prometheus, Grafana, kube-state-metrics. charts/kube-prometheus-stack/Chart.yaml
+(version 81.4.5, kubeVersion >=1.25) in github.com/prometheus-community/helm-charts."""
+
+PROMETHEUS_ADAPTER_CHART = HelmChart(
+    "prometheus-adapter", "5.3.0", "https://prometheus-community.github.io/helm-charts"
+)
+"""prometheus-adapter v0.12.0: charts/prometheus-adapter/Chart.yaml (version 5.3.0) in
+prometheus-community/helm-charts."""
+
+CLUSTER_AUTOSCALER_CHART = HelmChart("cluster-autoscaler", "9.38.0", "https://kubernetes.github.io/autoscaler")
+"""Cluster autoscaler 1.31.0 (appVersion), matching Kubernetes 1.31: charts/cluster-autoscaler/Chart.yaml (version
+9.38.0) in github.com/kubernetes/autoscaler. EKS only; ACK scales node pools with its own managed autoscaler."""
+
+GRAFANA_DCGM_DASHBOARD = {"gnetId": 12239, "revision": 1, "datasource": "Prometheus"}
+"""NVIDIA's official DCGM exporter dashboard on grafana.com (id 12239, https://nvidia.github.io/dcgm-exporter),
+imported by the Grafana chart's ``dashboards`` value (gnetId/revision/datasource)."""
+
+TENSORFLOW_SERVING_GPU_IMAGE = "tensorflow/serving:2.18.0-gpu"
+"""TensorFlow Serving GPU image (Docker Hub tensorflow/serving, ``<version>-gpu`` tags built from
+tensorflow_serving/tools/docker/Dockerfile.gpu; REST on 8501, gRPC on 8500)."""

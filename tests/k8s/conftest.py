@@ -1,0 +1,95 @@
+"""Recording helpers of the Kubernetes layer's tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import kubernetes_validate
+import pulumi
+import pulumi_kubernetes as k8s
+import pytest
+
+from components.spec import AccessSpec, ConfigError, GpuNodePoolSpec, InferenceServiceSpec, PoolPurpose, SpotGroupSpec
+from gpucloud.engine import Plan, record
+from gpucloud.model import RecordedResource
+
+KUBERNETES_VERSION = "1.31.0"
+
+
+def run(build: Callable[[pulumi.ResourceOptions], Any]) -> Plan:
+    """Record ``build(opts)`` where opts carries a Kubernetes provider, as the stacks will pass it."""
+
+    def program() -> None:
+        provider = k8s.Provider("cluster", kubeconfig="{}")
+        build(pulumi.ResourceOptions(provider=provider))
+
+    return record(program)
+
+
+def refused(build: Callable[[pulumi.ResourceOptions], Any]) -> tuple[str, Plan]:
+    """The ConfigError message of ``build(opts)`` and the plan, which must hold nothing of it."""
+    errors: list[str] = []
+
+    def attempt(opts: pulumi.ResourceOptions) -> None:
+        try:
+            build(opts)
+        except ConfigError as err:
+            errors.append(str(err))
+
+    plan = run(attempt)
+    assert len(errors) == 1, "no ConfigError raised"
+    return errors[0], plan
+
+
+def children(plan: Plan) -> list[RecordedResource]:
+    """Every resource except the stack and the provider."""
+    return [r for r in plan.resources if r.type not in ("pulumi:pulumi:Stack", "pulumi:providers:kubernetes")]
+
+
+def kinds(plan: Plan) -> list[tuple[str, str]]:
+    """(type, name) of every child resource, in registration order."""
+    return [(r.type, r.name) for r in children(plan)]
+
+
+def one(plan: Plan, name: str) -> RecordedResource:
+    """The resource called ``name``."""
+    [found] = [r for r in plan.resources if r.name == name]
+    return found
+
+
+def assert_valid(resource: RecordedResource) -> None:
+    """The resource's inputs are a valid Kubernetes 1.31 object (strict: no unknown fields)."""
+    kubernetes_validate.validate(resource.inputs, KUBERNETES_VERSION, strict=True)
+
+
+def inference_pool(**changes: Any) -> GpuNodePoolSpec:
+    fields: dict[str, Any] = {
+        "name": "inference-a10g",
+        "purpose": PoolPurpose.INFERENCE,
+        "instance_types": ("g5.xlarge",),
+        "min_size": 0,
+        "desired_size": 1,
+        "max_size": 4,
+    }
+    return GpuNodePoolSpec(**(fields | changes))
+
+
+def spot_group(**changes: Any) -> SpotGroupSpec:
+    fields: dict[str, Any] = {
+        "name": "inference-spot-a10g",
+        "purpose": PoolPurpose.INFERENCE,
+        "instance_types": ("g5.xlarge", "g5.2xlarge"),
+        "max_size": 8,
+    }
+    return SpotGroupSpec(**(fields | changes))
+
+
+def service(**changes: Any) -> InferenceServiceSpec:
+    fields: dict[str, Any] = {"name": "resnet", "pool": "inference-a10g", "model_uri": "s3://models/resnet"}
+    return InferenceServiceSpec(**(fields | changes))
+
+
+@pytest.fixture
+def access() -> AccessSpec:
+    return AccessSpec(admin_principals=("arn:aws:iam::123456789012:role/gpu-admin",))

@@ -1,0 +1,176 @@
+import yaml
+
+from components import labels
+from components.k8s import GpuAddons, GpuAddonsArgs
+from components.spec import AddonsSpec, Cloud
+from tests.k8s.conftest import assert_valid, children, inference_pool, kinds, one, refused, run, spot_group
+
+GPU_TOLERATIONS = [
+    {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": labels.SPOT_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"},
+]
+
+
+def _aws(**changes):
+    fields = {
+        "addons": AddonsSpec(),
+        "cloud": Cloud.AWS,
+        "pools": (inference_pool(gpu_time_slicing_replicas=4), spot_group()),
+        "cluster_name": "gpu-dev",
+        "region": "us-east-1",
+        "autoscaler_role_arn": "arn:aws:iam::123456789012:role/cluster-autoscaler",
+    }
+    return GpuAddonsArgs(**(fields | changes))
+
+
+def _plan(args):
+    return run(lambda opts: GpuAddons("addons", args, opts=opts))
+
+
+def _values(plan, release):
+    return one(plan, f"addons-{release}").inputs["values"]
+
+
+def test_aws_installs_every_addon_as_helm_releases():
+    assert sorted(kinds(_plan(_aws()))) == [
+        ("gpucloud:k8s:GpuAddons", "addons"),
+        ("kubernetes:core/v1:Namespace", "addons-monitoring"),
+        ("kubernetes:helm.sh/v3:Release", "addons-cluster-autoscaler"),
+        ("kubernetes:helm.sh/v3:Release", "addons-dcgm-exporter"),
+        ("kubernetes:helm.sh/v3:Release", "addons-kube-prometheus-stack"),
+        ("kubernetes:helm.sh/v3:Release", "addons-nvidia-device-plugin"),
+        ("kubernetes:helm.sh/v3:Release", "addons-prometheus-adapter"),
+        ("kubernetes:monitoring.coreos.com/v1:PrometheusRule", "addons-gpu-alerts"),
+    ]
+
+
+def test_ack_leaves_device_plugin_and_autoscaler_to_ack():
+    ack_pool = inference_pool(instance_types=("ecs.gn7i-c8g1.2xlarge",))
+    releases = [
+        name
+        for kind, name in kinds(_plan(GpuAddonsArgs(addons=AddonsSpec(), cloud=Cloud.ALICLOUD, pools=(ack_pool,))))
+        if kind.endswith("Release")
+    ]
+    assert sorted(releases) == ["addons-dcgm-exporter", "addons-kube-prometheus-stack", "addons-prometheus-adapter"]
+
+
+def test_releases_are_pinned_from_versions():
+    inputs = one(_plan(_aws()), "addons-nvidia-device-plugin").inputs
+    assert {k: inputs[k] for k in ("name", "chart", "version", "namespace", "repositoryOpts")} == {
+        "name": "nvidia-device-plugin",
+        "chart": "nvidia-device-plugin",
+        "version": "0.17.1",
+        "namespace": "kube-system",
+        "repositoryOpts": {"repo": "https://nvidia.github.io/k8s-device-plugin"},
+    }
+    plan = _plan(_aws())
+    assert {r.inputs["chart"]: r.inputs["version"] for r in children(plan) if r.type.endswith("Release")} == {
+        "nvidia-device-plugin": "0.17.1",
+        "dcgm-exporter": "4.8.1",
+        "kube-prometheus-stack": "81.4.5",
+        "prometheus-adapter": "5.3.0",
+        "cluster-autoscaler": "9.38.0",
+    }
+
+
+def test_device_plugin_runs_on_gpu_pools_and_time_slices_the_shared_pool():
+    values = _values(_plan(_aws()), "nvidia-device-plugin")
+    assert values["tolerations"] == GPU_TOLERATIONS
+    term = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert term == [
+        {
+            "matchExpressions": [
+                {"key": labels.POOL_LABEL, "operator": "In", "values": ["inference-a10g", "inference-spot-a10g"]}
+            ]
+        }
+    ]
+    assert values["config"]["default"] == "default"
+    assert yaml.safe_load(values["config"]["map"]["default"]) == {"version": "v1", "flags": {"migStrategy": "none"}}
+    assert yaml.safe_load(values["config"]["map"]["inference-a10g"])["sharing"] == {
+        "timeSlicing": {
+            "renameByDefault": False,
+            "failRequestsGreaterThanOne": True,
+            "resources": [{"name": "nvidia.com/gpu", "replicas": 4}],
+        }
+    }
+
+
+def test_bottlerocket_pools_keep_their_builtin_device_plugin():
+    pools = (inference_pool(name="br", aws_ami_type="BOTTLEROCKET_x86_64_NVIDIA"), inference_pool())
+    values = _values(_plan(_aws(pools=pools)), "nvidia-device-plugin")
+    [term] = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert term["matchExpressions"][0]["values"] == ["inference-a10g"]
+
+
+def test_dcgm_exporter_runs_on_tainted_gpu_nodes_with_a_service_monitor():
+    values = _values(_plan(_aws()), "dcgm-exporter")
+    assert values["tolerations"] == GPU_TOLERATIONS
+    assert values["serviceMonitor"]["enabled"] is True
+    assert values["serviceMonitor"]["honorLabels"] is True
+    assert values["serviceMonitor"]["relabelings"] == [
+        {"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node", "action": "replace"}
+    ]
+
+
+def test_grafana_gets_the_dcgm_dashboard_and_prometheus_selects_every_monitor():
+    values = _values(_plan(_aws()), "kube-prometheus-stack")
+    assert values["grafana"]["dashboards"] == {
+        "gpu": {"nvidia-dcgm-exporter": {"gnetId": 12239, "revision": 1, "datasource": "Prometheus"}}
+    }
+    assert values["prometheus"]["prometheusSpec"]["serviceMonitorSelectorNilUsesHelmValues"] is False
+    assert values["kube-state-metrics"]["metricLabelsAllowlist"] == [f"nodes=[{labels.POOL_LABEL}]"]
+
+
+def test_adapter_exposes_gpu_utilization_and_memory_ratio_as_pod_metrics():
+    values = _values(_plan(_aws()), "prometheus-adapter")
+    assert values["prometheus"] == {"url": "http://kube-prometheus-stack-prometheus.monitoring.svc", "port": 9090}
+    rules = values["rules"]["custom"]
+    assert [(r["seriesQuery"], r["name"]["as"]) for r in rules] == [
+        ('DCGM_FI_DEV_GPU_UTIL{namespace!="",pod!=""}', "gpu_utilization"),
+        ('DCGM_FI_DEV_FB_USED{namespace!="",pod!=""}', "gpu_memory_utilization"),
+    ]
+    assert "DCGM_FI_DEV_FB_FREE" in rules[1]["metricsQuery"]
+    assert all(r["resources"]["overrides"]["pod"] == {"resource": "pod"} for r in rules)
+
+
+def test_autoscaler_prefers_spot_then_fallback_and_scales_down():
+    values = _values(_plan(_aws()), "cluster-autoscaler")
+    assert values["cloudProvider"] == "aws"
+    assert values["autoDiscovery"] == {"clusterName": "gpu-dev"}
+    assert values["rbac"]["serviceAccount"]["annotations"] == {
+        "eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/cluster-autoscaler"
+    }
+    assert values["extraArgs"]["expander"] == "priority"
+    assert values["extraArgs"]["scale-down-enabled"] == "true"
+    assert values["expanderPriorities"] == {"50": [".*\\-spot.*"], "20": [".*\\-ondemand.*"], "10": [".*"]}
+
+
+def test_alerts_fire_on_an_idle_pool_and_on_xid_errors():
+    rules = one(_plan(_aws()), "addons-gpu-alerts").inputs["spec"]["groups"][0]["rules"]
+    idle, xid = rules
+    assert idle["alert"] == "GpuPoolIdle"
+    assert idle["expr"].endswith("< 30")
+    assert "DCGM_FI_DEV_GPU_UTIL" in idle["expr"]
+    assert idle["for"] == "30m"
+    assert (xid["alert"], xid["expr"]) == ("GpuXidError", "DCGM_FI_DEV_XID_ERRORS > 0")
+
+
+def test_monitoring_namespace_is_valid_kubernetes():
+    assert_valid(one(_plan(_aws()), "addons-monitoring"))
+
+
+def test_autoscaler_without_its_aws_inputs_is_refused():
+    args = _aws(cluster_name=None, autoscaler_role_arn=None)
+    message, plan = refused(lambda opts: GpuAddons("addons", args, opts=opts))
+    assert message == (
+        "cluster_name: required for the cluster autoscaler on aws (got null)\n"
+        "autoscaler_role_arn: required for the cluster autoscaler on aws (got null)"
+    )
+    assert children(plan) == []
+
+
+def test_adapter_without_monitoring_is_refused():
+    args = _aws(addons=AddonsSpec(monitoring=False))
+    message, plan = refused(lambda opts: GpuAddons("addons", args, opts=opts))
+    assert message == "addons.prometheusAdapter: needs monitoring (its Prometheus) (got true)"
+    assert children(plan) == []
