@@ -14,7 +14,7 @@ import pulumi_alicloud as alicloud
 
 from components import labels
 from components.catalog import Cloud, lookup
-from components.spec import PoolPurpose, Problem
+from components.spec import GpuNodePoolSpec, PoolPurpose, Problem, SpotGroupSpec
 from components.versions import ACK_NVIDIA_DRIVER_VERSION
 
 __all__ = [
@@ -22,8 +22,10 @@ __all__ = [
     "DRIVER_VERSION_LABEL",
     "GPU_TAINT",
     "Placement",
+    "PoolArgs",
     "PoolShape",
     "gpu_node_pool",
+    "shape_of",
     "vswitch_problems",
 ]
 
@@ -94,6 +96,41 @@ class Placement:
     """Tags on the nodes."""
     zones: Sequence[str] = ()
     """The zones to use; empty means every zone."""
+
+
+@dataclass(kw_only=True)
+class PoolArgs:
+    """Where a GPU pool's nodes go: the references GpuNodePoolArgs and SpotGpuGroupArgs share."""
+
+    cluster_id: pulumi.Input[str]
+    """The ACK cluster."""
+    vswitch_ids_by_zone: Mapping[str, Sequence[pulumi.Input[str]]]
+    """The network's vswitches per zone (PrivateNetwork.vswitch_ids_by_zone)."""
+    kms_key_id: pulumi.Input[str]
+    """The key that encrypts system and data disks."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the nodes."""
+
+    def placement(self, zones: Sequence[str] = ()) -> Placement:
+        """The placement of a pool in ``zones`` (empty: every zone)."""
+        return Placement(self.cluster_id, self.vswitch_ids_by_zone, self.kms_key_id, self.tags, zones)
+
+
+def shape_of(
+    spec: GpuNodePoolSpec | SpotGroupSpec, *, pool_name: str, capacity: str, min_size: int, max_size: int, **extra: Any
+) -> PoolShape:
+    """The shape of an ACK pool for ``spec`` (a pool or a spot group), named ``pool_name`` in ACK."""
+    return PoolShape(
+        pool_name=pool_name,
+        group=spec.name,
+        purpose=spec.purpose,
+        instance_types=spec.instance_types,
+        min_size=min_size,
+        max_size=max_size,
+        disk_size_gib=spec.disk_size_gib,
+        capacity=capacity,
+        **extra,
+    )
 
 
 def vswitch_problems(zones: Sequence[str], vswitch_ids_by_zone: Mapping[str, object]) -> list[Problem]:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pulumi
 
 from components.alicloud._common import check
-from components.alicloud._pool import Placement, PoolShape, gpu_node_pool, vswitch_problems
+from components.alicloud._pool import PoolArgs, gpu_node_pool, shape_of, vswitch_problems
 from components.catalog import Cloud
 from components.spec import GpuNodePoolSpec, pool_problems
 
@@ -23,20 +22,12 @@ GPU_SHARE_LABEL = ("ack.node.gpu.schedule", "share")
 https://www.alibabacloud.com/help/doc-detail/2523313.html). Needs ACK's ack-ai-installer scheduling component."""
 
 
-@dataclass
-class GpuNodePoolArgs:
-    """Inputs of a GpuNodePool."""
+@dataclass(kw_only=True)
+class GpuNodePoolArgs(PoolArgs):
+    """Inputs of a GpuNodePool: the spec, and the cluster, vswitches, key and tags of PoolArgs."""
 
     spec: GpuNodePoolSpec
     """The pool: purpose, catalog types, sizes, zones, labels."""
-    cluster_id: pulumi.Input[str]
-    """The ACK cluster."""
-    vswitch_ids_by_zone: Mapping[str, Sequence[pulumi.Input[str]]]
-    """The network's vswitches per zone (PrivateNetwork.vswitch_ids_by_zone)."""
-    kms_key_id: pulumi.Input[str]
-    """The key that encrypts system and data disks."""
-    tags: Mapping[str, str] = field(default_factory=dict)
-    """Tags on the nodes."""
 
 
 class GpuNodePool(pulumi.ComponentResource):
@@ -56,19 +47,15 @@ class GpuNodePool(pulumi.ComponentResource):
         check(pool_problems(Cloud.ALICLOUD, spec) + vswitch_problems(spec.zones, args.vswitch_ids_by_zone))
         super().__init__("gpucloud:alicloud:GpuNodePool", name, None, opts)
         sharing = dict([GPU_SHARE_LABEL]) if spec.gpu_time_slicing_replicas is not None else {}
-        shape = PoolShape(
+        shape = shape_of(
+            spec,
             pool_name=spec.name,
-            group=spec.name,
-            purpose=spec.purpose,
-            instance_types=spec.instance_types,
+            capacity=ON_DEMAND,
             min_size=spec.min_size,
             max_size=spec.max_size,
-            disk_size_gib=spec.disk_size_gib,
-            capacity=ON_DEMAND,
             extra_labels={**spec.labels, **sharing},
         )
-        placement = Placement(args.cluster_id, args.vswitch_ids_by_zone, args.kms_key_id, args.tags, spec.zones)
-        pool = gpu_node_pool(f"{name}-pool", shape, placement, self)
+        pool = gpu_node_pool(f"{name}-pool", shape, args.placement(spec.zones), self)
         self.node_pool_id = pool.node_pool_id
         self.node_pool_name = spec.name
         self.register_outputs({"nodePoolId": self.node_pool_id})

@@ -69,25 +69,28 @@ class PrivateVpcPeering(pulumi.ComponentResource):
             tags=dict(args.tags),
             opts=child_options(self),
         )
-        for i, table in enumerate(args.route_table_ids):
-            alicloud.vpc.RouteEntry(
-                f"{name}-route-{i}",
-                name=f"{name}-to-peer",
-                route_table_id=table,
-                destination_cidrblock=str(spec.peer_vpc_cidr),
-                nexthop_type=NEXT_HOP_PEERING,
-                nexthop_id=connection.id,
-                opts=child_options(self),
-            )
-        for i, table in enumerate(args.peer_route_table_ids):
-            alicloud.vpc.RouteEntry(
-                f"{name}-peer-route-{i}",
-                name=f"{name}-from-peer",
-                route_table_id=table,
-                destination_cidrblock=str(args.vpc_cidr),
-                nexthop_type=NEXT_HOP_PEERING,
-                nexthop_id=connection.id,
-                opts=child_options(self, provider=args.peer_provider),
-            )
+        self._routes(f"{name}-route", args.route_table_ids, spec.peer_vpc_cidr, connection, child_options(self))
+        peer_side = child_options(self, provider=args.peer_provider)
+        self._routes(f"{name}-peer-route", args.peer_route_table_ids, args.vpc_cidr, connection, peer_side)
         self.connection_id = connection.id
         self.register_outputs({"connectionId": self.connection_id})
+
+    @staticmethod
+    def _routes(
+        prefix: str,
+        tables: Sequence[pulumi.Input[str]],
+        destination: IPv4Network,
+        connection: alicloud.vpc.PeerConnection,
+        opts: pulumi.ResourceOptions,
+    ) -> None:
+        """A route to ``destination`` through the connection in each of ``tables``."""
+        for i, table in enumerate(tables):
+            alicloud.vpc.RouteEntry(
+                f"{prefix}-{i}",
+                name=f"{prefix}-{i}",
+                route_table_id=table,
+                destination_cidrblock=str(destination),
+                nexthop_type=NEXT_HOP_PEERING,
+                nexthop_id=connection.id,
+                opts=opts,
+            )

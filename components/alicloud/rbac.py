@@ -79,6 +79,23 @@ def scoped_policy(actions: Sequence[str], cluster_name: str) -> str:
     return json.dumps({"Statement": [statement], "Version": "1"}, sort_keys=True)
 
 
+_Grant = alicloud.cs.KubernetesPermissionPermissionArgs
+
+
+def _permission(
+    cluster_id: pulumi.Input[str], role_type: str, cluster_role: str, namespace: str | None = None
+) -> _Grant:
+    """A grant of the Kubernetes layer's custom ClusterRole ``cluster_role`` to a RAM role."""
+    return alicloud.cs.KubernetesPermissionPermissionArgs(
+        cluster=cluster_id,
+        role_type=role_type,
+        namespace=namespace,
+        role_name=cluster_role,
+        is_custom=True,
+        is_ram_role=True,
+    )
+
+
 @dataclass
 class GpuAdminAccessArgs:
     """Inputs of a GpuAdminAccess."""
@@ -105,42 +122,25 @@ class GpuAdminAccess(pulumi.ComponentResource):
         spec = args.spec
         super().__init__("gpucloud:alicloud:GpuAdminAccess", name, None, opts)
         admin = self._role(f"{name}-gpu-admin", spec.admin_principals, ADMIN_ACTIONS, args.cluster_name)
-        alicloud.cs.KubernetesPermission(
-            f"{name}-gpu-admin-permission",
-            uid=admin.role_id,
-            permissions=[
-                alicloud.cs.KubernetesPermissionPermissionArgs(
-                    cluster=args.cluster_id,
-                    role_type="cluster",
-                    role_name=ADMIN_CLUSTER_ROLE,
-                    is_custom=True,
-                    is_ram_role=True,
-                )
-            ],
-            opts=child_options(self),
+        self._grant(
+            f"{name}-gpu-admin-permission", admin, [_permission(args.cluster_id, "cluster", ADMIN_CLUSTER_ROLE)]
         )
         self.admin_role_arn = admin.arn
         self.user_role_arn = None
         if spec.user_principals:
             user = self._role(f"{name}-gpu-user", spec.user_principals, USER_ACTIONS, args.cluster_name)
-            alicloud.cs.KubernetesPermission(
+            namespaces = spec.gpu_namespaces
+            self._grant(
                 f"{name}-gpu-user-permission",
-                uid=user.role_id,
-                permissions=[
-                    alicloud.cs.KubernetesPermissionPermissionArgs(
-                        cluster=args.cluster_id,
-                        role_type="namespace",
-                        namespace=namespace,
-                        role_name=USER_CLUSTER_ROLE,
-                        is_custom=True,
-                        is_ram_role=True,
-                    )
-                    for namespace in spec.gpu_namespaces
-                ],
-                opts=child_options(self),
+                user,
+                [_permission(args.cluster_id, "namespace", USER_CLUSTER_ROLE, n) for n in namespaces],
             )
             self.user_role_arn = user.arn
         self.register_outputs({"adminRoleArn": self.admin_role_arn})
+
+    def _grant(self, name: str, role: alicloud.ram.Role, permissions: list[_Grant]) -> None:
+        """Map ``role`` into the cluster with ``permissions`` (all of them: ACK replaces a role's grants)."""
+        alicloud.cs.KubernetesPermission(name, uid=role.role_id, permissions=permissions, opts=child_options(self))
 
     def _role(
         self, role_name: str, principals: Sequence[str], actions: Sequence[str], cluster_name: str

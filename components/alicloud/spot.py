@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pulumi
 import pulumi_alicloud as alicloud
 
 from components import labels
 from components.alicloud._common import check
-from components.alicloud._pool import Placement, PoolShape, gpu_node_pool
+from components.alicloud._pool import PoolArgs, gpu_node_pool, shape_of
 from components.alicloud.node_pool import ON_DEMAND
 from components.catalog import Cloud
 from components.spec import SpotGroupSpec, spot_problems
@@ -60,20 +59,12 @@ def spot_capacity(spec: SpotGroupSpec) -> dict[str, object]:
     }
 
 
-@dataclass
-class SpotGpuGroupArgs:
-    """Inputs of a SpotGpuGroup."""
+@dataclass(kw_only=True)
+class SpotGpuGroupArgs(PoolArgs):
+    """Inputs of a SpotGpuGroup: the spec, and the cluster, vswitches, key and tags of PoolArgs (every zone)."""
 
     spec: SpotGroupSpec
     """The group: purpose, catalog types of one GPU class, sizes, price cap, fall-back."""
-    cluster_id: pulumi.Input[str]
-    """The ACK cluster."""
-    vswitch_ids_by_zone: Mapping[str, Sequence[pulumi.Input[str]]]
-    """The network's vswitches per zone; spot pools use every zone."""
-    kms_key_id: pulumi.Input[str]
-    """The key that encrypts system and data disks."""
-    tags: Mapping[str, str] = field(default_factory=dict)
-    """Tags on the nodes."""
 
 
 class SpotGpuGroup(pulumi.ComponentResource):
@@ -93,31 +84,25 @@ class SpotGpuGroup(pulumi.ComponentResource):
         spec = args.spec
         check(spot_problems(Cloud.ALICLOUD, spec))
         super().__init__("gpucloud:alicloud:SpotGpuGroup", name, None, opts)
-        shape = PoolShape(
+        shape = shape_of(
+            spec,
             pool_name=f"{spec.name}{labels.SPOT_SUFFIX}",
-            group=spec.name,
-            purpose=spec.purpose,
-            instance_types=spec.instance_types,
+            capacity=SPOT,
             min_size=spec.min_size,
             max_size=spec.max_size,
-            disk_size_gib=spec.disk_size_gib,
-            capacity=SPOT,
             extra_taints=(SPOT_TAINT,),
         )
-        placement = Placement(args.cluster_id, args.vswitch_ids_by_zone, args.kms_key_id, args.tags)
+        placement = args.placement()
         spot = gpu_node_pool(f"{name}{labels.SPOT_SUFFIX}", shape, placement, self, **spot_capacity(spec))
         self.spot_node_pool_id = spot.node_pool_id
         self.fallback_node_pool_id = None
         if spec.on_demand_fallback:
-            fallback = PoolShape(
+            fallback = shape_of(
+                spec,
                 pool_name=f"{spec.name}{labels.FALLBACK_SUFFIX}",
-                group=spec.name,
-                purpose=spec.purpose,
-                instance_types=spec.instance_types,
+                capacity=ON_DEMAND,
                 min_size=0,
                 max_size=spec.fallback_max_size or spec.max_size,
-                disk_size_gib=spec.disk_size_gib,
-                capacity=ON_DEMAND,
             )
             pool = gpu_node_pool(f"{name}{labels.FALLBACK_SUFFIX}", fallback, placement, self)
             self.fallback_node_pool_id = pool.node_pool_id
