@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from components.spec import ConfigError, GpuNodePoolSpec, NetworkSpec, SpotGroupSpec
 from gpucloud.engine import Plan, record
 from gpucloud.model import RecordedResource
-
-from components.spec import ConfigError, GpuNodePoolSpec, NetworkSpec, SpotGroupSpec
 
 NETWORK = NetworkSpec.model_validate(
     {
@@ -97,5 +96,3 @@ def rejected(build: Callable[[], Any]) -> tuple[ConfigError, Plan]:
 def registered(plan: Plan) -> list[str]:
     """Types registered besides the stack."""
     return [r.type for r in plan.resources if r.type != "pulumi:pulumi:Stack"]
-
-

@@ -6,13 +6,16 @@ import pulumi
 
 from components.alicloud import GpuCluster, GpuClusterArgs
 from components.alicloud.cluster import CLUSTER_TAG_KEY
-from components.spec import ClusterSpec
+from components.spec import ClusterSpec, NetworkSpec
 from tests.alicloud.support import NETWORK, component, custom, one, plan_of, registered, rejected
 
 CLUSTER = "alicloud:cs/managedKubernetes:ManagedKubernetes"
 
 
-def _args(spec: ClusterSpec = ClusterSpec(kubernetes_version="1.33"), network=NETWORK) -> GpuClusterArgs:  # type: ignore[no-untyped-def]
+PINNED = ClusterSpec(kubernetes_version="1.33")
+
+
+def _args(spec: ClusterSpec = PINNED, network: NetworkSpec = NETWORK) -> GpuClusterArgs:
     return GpuClusterArgs(
         spec=spec, network=network, vswitch_ids=["vsw-h", "vsw-i"], kms_key_id="key-123", tags={"owner": "ml"}
     )

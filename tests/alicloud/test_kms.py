@@ -20,7 +20,9 @@ def test_key_rotates_every_90_days_with_a_30_day_window_and_deletion_protection(
     component(plan, "gpucloud:alicloud:KmsKey")
     assert [(r.type, r.name) for r in custom(plan)] == [(KEY, "env-key"), ("alicloud:kms/alias:Alias", "env-alias")]
     key = one(plan, KEY).inputs
-    assert {k: key[k] for k in ("automaticRotation", "rotationInterval", "pendingWindowInDays", "deletionProtection")} == {
+    assert {
+        k: key[k] for k in ("automaticRotation", "rotationInterval", "pendingWindowInDays", "deletionProtection")
+    } == {
         "automaticRotation": "Enabled",
         "rotationInterval": "7776000s",
         "pendingWindowInDays": 30,

@@ -89,7 +89,10 @@ def test_endpoints_only_egress_has_no_nat_gateway_and_no_public_address() -> Non
 
 def test_nat_subnets_are_rejected_before_anything_is_registered() -> None:
     spec = NETWORK.model_validate(
-        {**NETWORK.model_dump(by_alias=True, mode="json"), "natSubnets": [{"zone": "cn-hangzhou-h", "cidr": "10.30.255.0/28"}]}
+        {
+            **NETWORK.model_dump(by_alias=True, mode="json"),
+            "natSubnets": [{"zone": "cn-hangzhou-h", "cidr": "10.30.255.0/28"}],
+        }
     )
     error, plan = rejected(lambda: PrivateNetwork("net", PrivateNetworkArgs(spec=spec)))
     assert str(error) == "natSubnets: Alibaba Cloud NAT gateways sit in a vswitch; leave it empty (got 1)"
