@@ -1,0 +1,26 @@
+"""Small helpers the Alibaba Cloud components share: child options and validation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pulumi
+
+from components.spec import ConfigError, Problem
+
+
+def child_options(parent: pulumi.Resource, **options: object) -> pulumi.ResourceOptions:
+    """Options of a child: parented to the component (so it inherits the component's provider)."""
+    return pulumi.ResourceOptions(parent=parent, **options)  # type: ignore[arg-type]
+
+
+def stateful_options(parent: pulumi.Resource, protect: bool) -> pulumi.ResourceOptions:
+    """Options of a stateful child (key, bucket): protected and retained on delete unless ``protect`` is off."""
+    return pulumi.ResourceOptions(parent=parent, protect=protect, retain_on_delete=protect)
+
+
+def check(problems: Iterable[Problem]) -> None:
+    """Raise ConfigError listing ``problems``, if there are any, before anything is registered."""
+    found = list(problems)
+    if found:
+        raise ConfigError(found)

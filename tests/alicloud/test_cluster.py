@@ -1,0 +1,99 @@
+"""GpuCluster: ACK Pro, private endpoint only, Secrets encrypted with the key, RRSA, add-ons, kubeconfig."""
+
+from __future__ import annotations
+
+import pulumi
+
+from components.alicloud import GpuCluster, GpuClusterArgs
+from components.alicloud.cluster import CLUSTER_TAG_KEY
+from components.spec import ClusterSpec, NetworkSpec
+from tests.alicloud.support import NETWORK, component, custom, one, plan_of, registered, rejected
+
+CLUSTER = "alicloud:cs/managedKubernetes:ManagedKubernetes"
+
+
+PINNED = ClusterSpec(kubernetes_version="1.33")
+
+
+def _args(spec: ClusterSpec = PINNED, network: NetworkSpec = NETWORK) -> GpuClusterArgs:
+    return GpuClusterArgs(
+        spec=spec, network=network, vswitch_ids=["vsw-h", "vsw-i"], kms_key_id="key-123", tags={"owner": "ml"}
+    )
+
+
+def _inputs() -> dict:  # type: ignore[type-arg]
+    plan = plan_of(lambda: GpuCluster("gpu", _args()))
+    component(plan, "gpucloud:alicloud:GpuCluster")
+    assert [(r.type, r.name) for r in custom(plan)] == [(CLUSTER, "gpu-cluster")]
+    return one(plan, CLUSTER).inputs
+
+
+def test_cluster_is_ack_pro_at_the_pinned_release() -> None:
+    inputs = _inputs()
+    assert (inputs["name"], inputs["clusterSpec"], inputs["version"]) == ("gpu", "ack.pro.small", "1.33.3-aliyun.1")
+
+
+def test_api_server_has_no_internet_endpoint_and_ack_adds_no_nat_gateway() -> None:
+    inputs = _inputs()
+    assert (inputs["slbInternetEnabled"], inputs["newNatGateway"]) == (False, False)
+
+
+def test_secrets_are_encrypted_with_the_kms_key_and_rrsa_is_on() -> None:
+    inputs = _inputs()
+    assert (inputs["encryptionProviderKey"], inputs["disableEncryption"], inputs["enableRrsa"]) == (
+        "key-123",
+        False,
+        True,
+    )
+
+
+def test_nodes_and_pods_use_the_network_vswitches() -> None:
+    inputs = _inputs()
+    assert inputs["vswitchIds"] == inputs["podVswitchIds"] == ["vsw-h", "vsw-i"]
+    assert inputs["serviceCidr"] == "172.21.0.0/20"
+
+
+def test_addons_install_terway_csi_and_auto_repair_detectors_and_disable_nginx_ingress() -> None:
+    assert _inputs()["addons"] == [
+        {"name": "terway-eniip", "disabled": False},
+        {"name": "csi-plugin", "disabled": False},
+        {"name": "csi-provisioner", "disabled": False},
+        {"name": "ack-node-problem-detector", "disabled": False},
+        {"name": "node-lifecycle-controller", "disabled": False},
+        {"name": "nginx-ingress-controller", "disabled": True},
+    ]
+
+
+def test_control_plane_logs_are_kept_for_the_spec_retention() -> None:
+    inputs = _inputs()
+    assert inputs["controlPlaneLogComponents"] == ["apiserver", "kcm", "scheduler", "ccm"]
+    assert inputs["controlPlaneLogTtl"] == "90"
+
+
+def test_the_cluster_carries_its_scoping_tag() -> None:
+    assert _inputs()["tags"] == {"owner": "ml", CLUSTER_TAG_KEY: "gpu"}
+
+
+def test_the_kubeconfig_output_is_secret() -> None:
+    def program() -> None:
+        pulumi.export("kubeconfig", GpuCluster("gpu", _args()).kubeconfig)
+
+    assert plan_of(program).outputs["kubeconfig"] == "[secret]"
+
+
+def test_an_unpinned_kubernetes_version_and_a_vpc_over_the_service_range_are_rejected_together() -> None:
+    network = NETWORK.model_validate(
+        {
+            "vpcCidr": "172.16.0.0/12",
+            "privateSubnets": [
+                {"zone": "cn-hangzhou-h", "cidr": "172.16.0.0/18"},
+                {"zone": "cn-hangzhou-i", "cidr": "172.16.64.0/18"},
+            ],
+        }
+    )
+    error, plan = rejected(lambda: GpuCluster("gpu", _args(ClusterSpec(kubernetes_version="1.29"), network)))
+    assert str(error) == (
+        "kubernetesVersion: no ACK release pinned (pinned: 1.30, 1.31, 1.33) (got 1.29)\n"
+        "vpcCidr: overlaps the cluster's Service range 172.21.0.0/20 (got 172.16.0.0/12)"
+    )
+    assert registered(plan) == []

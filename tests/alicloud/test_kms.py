@@ -1,0 +1,61 @@
+"""KmsKey: automatic rotation every rotation_days (in seconds), deletion protection, protected and retained."""
+
+from __future__ import annotations
+
+from components.alicloud import KmsKey, KmsKeyArgs
+from components.alicloud.kms import rotation_interval
+from components.spec import KmsKeySpec
+from tests.alicloud.support import component, custom, one, plan_of, registered, rejected
+
+KEY = "alicloud:kms/key:Key"
+
+
+def test_rotation_interval_is_written_in_seconds() -> None:
+    assert rotation_interval(90) == "7776000s"
+    assert rotation_interval(7) == "604800s"
+
+
+def test_key_rotates_every_90_days_with_a_30_day_window_and_deletion_protection() -> None:
+    plan = plan_of(lambda: KmsKey("env", KmsKeyArgs(spec=KmsKeySpec(), tags={"owner": "ml"})))
+    component(plan, "gpucloud:alicloud:KmsKey")
+    assert [(r.type, r.name) for r in custom(plan)] == [(KEY, "env-key"), ("alicloud:kms/alias:Alias", "env-alias")]
+    key = one(plan, KEY).inputs
+    assert {
+        k: key[k] for k in ("automaticRotation", "rotationInterval", "pendingWindowInDays", "deletionProtection")
+    } == {
+        "automaticRotation": "Enabled",
+        "rotationInterval": "7776000s",
+        "pendingWindowInDays": 30,
+        "deletionProtection": "Enabled",
+    }
+    assert (key["keySpec"], key["keyUsage"], key["tags"]) == ("Aliyun_AES_256", "ENCRYPT/DECRYPT", {"owner": "ml"})
+    assert "dkmsInstanceId" not in key
+
+
+def test_the_alias_names_the_key() -> None:
+    plan = plan_of(lambda: KmsKey("env", KmsKeyArgs(spec=KmsKeySpec())))
+    alias = one(plan, "alicloud:kms/alias:Alias")
+    assert alias.inputs["aliasName"] == "alias/env"
+    assert alias.property_dependencies["keyId"] == (one(plan, KEY).urn,)
+
+
+def test_a_dedicated_kms_instance_holds_the_key_when_the_spec_names_one() -> None:
+    spec = KmsKeySpec(alicloud_kms_instance_id="kst-hzz0123456789")
+    plan = plan_of(lambda: KmsKey("env", KmsKeyArgs(spec=spec)))
+    assert one(plan, KEY).inputs["dkmsInstanceId"] == "kst-hzz0123456789"
+
+
+def test_the_key_is_protected_and_retained_by_default() -> None:
+    key = one(plan_of(lambda: KmsKey("env", KmsKeyArgs(spec=KmsKeySpec()))), KEY)
+    assert (key.protect, key.retain_on_delete) == (True, True)
+
+
+def test_protect_off_leaves_the_key_deletable() -> None:
+    key = one(plan_of(lambda: KmsKey("env", KmsKeyArgs(spec=KmsKeySpec(), protect=False))), KEY)
+    assert (key.protect, key.retain_on_delete, key.inputs["deletionProtection"]) == (False, False, "Disabled")
+
+
+def test_a_rotation_beyond_90_days_is_rejected_before_anything_is_registered() -> None:
+    error, plan = rejected(lambda: KmsKey("env", KmsKeyArgs(spec=KmsKeySpec(rotation_days=180))))
+    assert str(error) == "rotationDays: Alibaba Cloud keys rotate every 7..90 days (got 180)"
+    assert registered(plan) == []

@@ -1,0 +1,109 @@
+"""GpuNodePool: catalog GPU types, no public IP, encrypted disks, GPU taint and labels, autoscaling, auto repair."""
+
+from __future__ import annotations
+
+from components import labels
+from components.alicloud import GpuNodePool, GpuNodePoolArgs
+from components.spec import GpuNodePoolSpec
+from components.versions import ACK_NVIDIA_DRIVER_VERSION
+from tests.alicloud.support import (
+    INFERENCE_POOL,
+    VSWITCHES,
+    component,
+    custom,
+    label_map,
+    one,
+    plan_of,
+    registered,
+    rejected,
+)
+
+POOL = "alicloud:cs/nodePool:NodePool"
+
+
+def _pool(spec: GpuNodePoolSpec = INFERENCE_POOL) -> dict:  # type: ignore[type-arg]
+    args = GpuNodePoolArgs(
+        spec=spec, cluster_id="c-123", vswitch_ids_by_zone=VSWITCHES, kms_key_id="key-123", tags={"owner": "ml"}
+    )
+    plan = plan_of(lambda: GpuNodePool("prod-inference", args))
+    component(plan, "gpucloud:alicloud:GpuNodePool")
+    assert [(r.type, r.name) for r in custom(plan)] == [(POOL, "prod-inference-pool")]
+    return one(plan, POOL).inputs
+
+
+def test_pool_uses_the_spec_types_on_pay_as_you_go_alinux3_nodes() -> None:
+    inputs = _pool()
+    assert inputs["nodePoolName"] == "inference"
+    assert inputs["clusterId"] == "c-123"
+    assert inputs["instanceTypes"] == ["ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge"]
+    assert (inputs["instanceChargeType"], inputs["imageType"]) == ("PostPaid", "AliyunLinux3")
+
+
+def test_nodes_have_no_public_ip() -> None:
+    inputs = _pool()
+    assert inputs["internetMaxBandwidthOut"] == 0
+    assert inputs["scalingConfig"]["isBondEip"] is False
+
+
+def test_system_and_data_disks_are_encrypted_with_the_kms_key() -> None:
+    inputs = _pool()
+    assert (inputs["systemDiskEncrypted"], inputs["systemDiskKmsKey"]) == (True, "key-123")
+    assert inputs["dataDisks"] == [{"category": "cloud_essd", "size": 300, "encrypted": "true", "kmsKeyId": "key-123"}]
+
+
+def test_gpu_nodes_are_tainted_for_gpu_pods_only() -> None:
+    assert _pool()["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+
+
+def test_nodes_carry_purpose_gpu_class_pool_capacity_and_driver_labels() -> None:
+    assert label_map(_pool()) == {
+        labels.PURPOSE_LABEL: "inference",
+        labels.GPU_CLASS_LABEL: "nvidia-a10",
+        labels.POOL_LABEL: "inference",
+        labels.CAPACITY_LABEL: "on-demand",
+        "ack.aliyun.com/nvidia-driver-version": ACK_NVIDIA_DRIVER_VERSION,
+    }
+
+
+def test_gpu_sharing_adds_the_ack_share_label() -> None:
+    spec = INFERENCE_POOL.model_copy(update={"gpu_time_slicing_replicas": 4, "labels": {"team": "search"}})
+    found = label_map(_pool(spec))
+    assert (found["ack.node.gpu.schedule"], found["team"]) == ("share", "search")
+
+
+def test_the_autoscaler_owns_the_size_between_min_and_max() -> None:
+    inputs = _pool()
+    assert inputs["scalingConfig"] == {"enable": True, "minSize": 1, "maxSize": 6, "isBondEip": False}
+    assert "desiredSize" not in inputs
+
+
+def test_managed_pool_auto_repairs_nodes() -> None:
+    assert _pool()["management"] == {
+        "enable": True,
+        "autoRepair": True,
+        "autoRepairPolicy": {"restartNode": True},
+        "maxUnavailable": 1,
+    }
+
+
+def test_instance_metadata_needs_tokens() -> None:
+    assert _pool()["instanceMetadataOptions"] == {"httpTokens": "required"}
+
+
+def test_a_pool_with_zones_uses_only_their_vswitches() -> None:
+    assert _pool(INFERENCE_POOL.model_copy(update={"zones": ("cn-hangzhou-i",)}))["vswitchIds"] == ["vsw-i"]
+    assert _pool()["vswitchIds"] == ["vsw-h", "vsw-i"]
+
+
+def test_unknown_types_aws_settings_and_zones_without_vswitch_are_rejected_before_registration() -> None:
+    spec = INFERENCE_POOL.model_copy(
+        update={"instance_types": ("g5.xlarge",), "aws_ami_type": "AL2023_x86_64_NVIDIA", "zones": ("cn-hangzhou-k",)}
+    )
+    args = GpuNodePoolArgs(spec=spec, cluster_id="c", vswitch_ids_by_zone=VSWITCHES, kms_key_id="k")
+    error, plan = rejected(lambda: GpuNodePool("p", args))
+    assert str(error) == (
+        "instanceTypes.0: not a GPU instance type of the alicloud catalog (got g5.xlarge)\n"
+        "awsAmiType: is an AWS-only setting (got AL2023_x86_64_NVIDIA)\n"
+        "zones: no vswitch in that zone (got cn-hangzhou-k)"
+    )
+    assert registered(plan) == []

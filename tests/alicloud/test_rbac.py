@@ -1,0 +1,98 @@
+"""GpuAdminAccess: RAM roles with readable, cluster-scoped policies, mapped to the Kubernetes layer's roles."""
+
+from __future__ import annotations
+
+import json
+
+from components.alicloud import GpuAdminAccess, GpuAdminAccessArgs
+from components.alicloud.rbac import ADMIN_ACTIONS, USER_ACTIONS
+from components.spec import AccessSpec
+from tests.alicloud.support import component, custom, of_type, plan_of
+
+ADMIN = "acs:ram::1234567890123456:role/ml-platform-admin"
+USER = "acs:ram::1234567890123456:role/ml-researcher"
+
+
+def _plan(users: tuple[str, ...] = (USER,)):  # type: ignore[no-untyped-def]
+    spec = AccessSpec(admin_principals=(ADMIN,), user_principals=users)
+    args = GpuAdminAccessArgs(spec=spec, cluster_id="c-123", cluster_name="prod-cn-gpu")
+    plan = plan_of(lambda: GpuAdminAccess("prod-cn", args))
+    component(plan, "gpucloud:alicloud:GpuAdminAccess")
+    return plan
+
+
+def _by_name(plan, type_: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    return {r.name: r.inputs for r in of_type(plan, type_)}
+
+
+def test_children_are_a_role_policy_attachment_and_cluster_permission_per_role() -> None:
+    assert sorted((r.type, r.name) for r in custom(_plan())) == [
+        ("alicloud:cs/kubernetesPermission:KubernetesPermission", "prod-cn-gpu-admin-permission"),
+        ("alicloud:cs/kubernetesPermission:KubernetesPermission", "prod-cn-gpu-user-permission"),
+        ("alicloud:ram/policy:Policy", "prod-cn-gpu-admin-policy"),
+        ("alicloud:ram/policy:Policy", "prod-cn-gpu-user-policy"),
+        ("alicloud:ram/role:Role", "prod-cn-gpu-admin"),
+        ("alicloud:ram/role:Role", "prod-cn-gpu-user"),
+        ("alicloud:ram/rolePolicyAttachment:RolePolicyAttachment", "prod-cn-gpu-admin-policy-attachment"),
+        ("alicloud:ram/rolePolicyAttachment:RolePolicyAttachment", "prod-cn-gpu-user-policy-attachment"),
+    ]
+
+
+def test_trust_policies_name_exactly_the_spec_principals() -> None:
+    roles = _by_name(_plan(), "alicloud:ram/role:Role")
+    trust = {n: json.loads(r["assumeRolePolicyDocument"]) for n, r in roles.items()}
+    assert trust["prod-cn-gpu-admin"] == {
+        "Statement": [{"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"RAM": [ADMIN]}}],
+        "Version": "1",
+    }
+    assert trust["prod-cn-gpu-user"]["Statement"][0]["Principal"] == {"RAM": [USER]}
+
+
+def test_admin_policy_allows_only_node_pool_scaling_and_describe_on_the_tagged_cluster() -> None:
+    policy = json.loads(_by_name(_plan(), "alicloud:ram/policy:Policy")["prod-cn-gpu-admin-policy"]["policyDocument"])
+    assert policy == {
+        "Statement": [
+            {
+                "Action": list(ADMIN_ACTIONS),
+                "Condition": {"StringEquals": {"acs:ResourceTag/gpucloud-cluster": "prod-cn-gpu"}},
+                "Effect": "Allow",
+                "Resource": ["acs:cs:*:*:cluster/*"],
+            }
+        ],
+        "Version": "1",
+    }
+    assert "cs:ScaleClusterNodePool" in ADMIN_ACTIONS
+    assert all("*" not in action for action in ADMIN_ACTIONS)
+
+
+def test_user_policy_is_read_only() -> None:
+    policy = json.loads(_by_name(_plan(), "alicloud:ram/policy:Policy")["prod-cn-gpu-user-policy"]["policyDocument"])
+    assert policy["Statement"][0]["Action"] == list(USER_ACTIONS)
+    assert all(a.startswith("cs:Describe") for a in USER_ACTIONS)
+
+
+def test_policies_are_attached_as_custom_policies() -> None:
+    attachments = _by_name(_plan(), "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment")
+    assert {a["policyType"] for a in attachments.values()} == {"Custom"}
+
+
+def test_admin_gets_the_gpu_admin_cluster_role_and_user_gets_gpu_user_in_each_gpu_namespace() -> None:
+    grants = _by_name(_plan(), "alicloud:cs/kubernetesPermission:KubernetesPermission")
+    assert grants["prod-cn-gpu-admin-permission"]["permissions"] == [
+        {"cluster": "c-123", "roleType": "cluster", "roleName": "gpu-admin", "isCustom": True, "isRamRole": True}
+    ]
+    assert grants["prod-cn-gpu-user-permission"]["permissions"] == [
+        {
+            "cluster": "c-123",
+            "roleType": "namespace",
+            "namespace": namespace,
+            "roleName": "gpu-user",
+            "isCustom": True,
+            "isRamRole": True,
+        }
+        for namespace in ("gpu-training", "gpu-inference")
+    ]
+
+
+def test_without_user_principals_there_is_no_gpu_user_role() -> None:
+    assert [r.name for r in of_type(_plan(()), "alicloud:ram/role:Role")] == ["prod-cn-gpu-admin"]

@@ -1,0 +1,106 @@
+"""SpotGpuGroup: a spot pool over several types, price limits, remedy, cost-optimized, and an on-demand fall-back."""
+
+from __future__ import annotations
+
+from components import labels
+from components.alicloud import SpotGpuGroup, SpotGpuGroupArgs
+from components.spec import SpotGroupSpec
+from tests.alicloud.support import (
+    SPOT_GROUP,
+    VSWITCHES,
+    component,
+    custom,
+    label_map,
+    of_type,
+    plan_of,
+    registered,
+    rejected,
+)
+
+POOL = "alicloud:cs/nodePool:NodePool"
+
+
+def _pools(spec: SpotGroupSpec = SPOT_GROUP) -> dict[str, dict]:  # type: ignore[type-arg]
+    args = SpotGpuGroupArgs(spec=spec, cluster_id="c-123", vswitch_ids_by_zone=VSWITCHES, kms_key_id="key-123")
+    plan = plan_of(lambda: SpotGpuGroup("prod-batch", args))
+    component(plan, "gpucloud:alicloud:SpotGpuGroup")
+    assert {r.type for r in custom(plan)} == {POOL}
+    return {r.name: r.inputs for r in of_type(plan, POOL)}
+
+
+def test_group_is_a_spot_pool_and_an_on_demand_fallback_pool() -> None:
+    pools = _pools()
+    assert list(pools) == ["prod-batch-spot", "prod-batch-ondemand"]
+    assert [p["nodePoolName"] for p in pools.values()] == ["batch-spot", "batch-ondemand"]
+
+
+def test_spot_pool_follows_the_market_price_without_a_cap() -> None:
+    spot = _pools()["prod-batch-spot"]
+    assert spot["spotStrategy"] == "SpotAsPriceGo"
+    assert "spotPriceLimits" not in spot
+
+
+def test_a_price_cap_becomes_a_limit_per_instance_type() -> None:
+    spot = _pools(SPOT_GROUP.model_copy(update={"max_price_per_hour": 12.5}))["prod-batch-spot"]
+    assert spot["spotStrategy"] == "SpotWithPriceLimit"
+    assert spot["spotPriceLimits"] == [
+        {"instanceType": "ecs.gn7i-c8g1.2xlarge", "priceLimit": "12.5"},
+        {"instanceType": "ecs.gn7i-c16g1.4xlarge", "priceLimit": "12.5"},
+    ]
+
+
+def test_spot_pool_spreads_over_every_type_replaces_reclaimed_nodes_and_falls_back_to_pay_as_you_go() -> None:
+    spot = _pools()["prod-batch-spot"]
+    assert {
+        k: spot[k]
+        for k in (
+            "instanceChargeType",
+            "spotInstancePools",
+            "spotInstanceRemedy",
+            "multiAzPolicy",
+            "compensateWithOnDemand",
+            "onDemandBaseCapacity",
+            "onDemandPercentageAboveBaseCapacity",
+        )
+    } == {
+        "instanceChargeType": "PostPaid",
+        "spotInstancePools": 2,
+        "spotInstanceRemedy": True,
+        "multiAzPolicy": "COST_OPTIMIZED",
+        "compensateWithOnDemand": True,
+        "onDemandBaseCapacity": "0",
+        "onDemandPercentageAboveBaseCapacity": "0",
+    }
+    assert spot["vswitchIds"] == ["vsw-h", "vsw-i"]
+
+
+def test_spot_nodes_carry_the_spot_label_and_taint_besides_the_gpu_taint() -> None:
+    spot = _pools()["prod-batch-spot"]
+    assert label_map(spot)[labels.CAPACITY_LABEL] == "spot"
+    assert label_map(spot)[labels.POOL_LABEL] == "batch"
+    assert spot["taints"] == [
+        {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"},
+        {"key": labels.SPOT_TAINT_KEY, "value": "spot", "effect": "NoSchedule"},
+    ]
+
+
+def test_fallback_pool_is_on_demand_from_zero_without_the_spot_taint() -> None:
+    fallback = _pools(SPOT_GROUP.model_copy(update={"fallback_max_size": 3}))["prod-batch-ondemand"]
+    assert fallback["scalingConfig"] == {"enable": True, "minSize": 0, "maxSize": 3, "isBondEip": False}
+    assert "spotStrategy" not in fallback
+    assert label_map(fallback)[labels.CAPACITY_LABEL] == "on-demand"
+    assert fallback["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+
+
+def test_without_fallback_there_is_only_the_spot_pool_and_no_compensation() -> None:
+    pools = _pools(SPOT_GROUP.model_copy(update={"on_demand_fallback": False}))
+    assert list(pools) == ["prod-batch-spot"]
+    assert pools["prod-batch-spot"]["compensateWithOnDemand"] is False
+
+
+def test_types_of_different_gpu_classes_are_rejected_before_registration() -> None:
+    spec = SPOT_GROUP.model_copy(update={"instance_types": ("ecs.gn7i-c8g1.2xlarge", "ecs.gn7e-c16g1.4xlarge")})
+    args = SpotGpuGroupArgs(spec=spec, cluster_id="c", vswitch_ids_by_zone=VSWITCHES, kms_key_id="k")
+    error, plan = rejected(lambda: SpotGpuGroup("g", args))
+    assert str(error) == 'instanceTypes: mixes GPU classes; use one GPU model (got ["NVIDIA A10", "NVIDIA A100"])'
+    assert registered(plan) == []

@@ -1,0 +1,57 @@
+"""CheckpointBucket: private, public access blocked, versioned, SSE-KMS with the key, protected."""
+
+from __future__ import annotations
+
+from components.alicloud import CheckpointBucket, CheckpointBucketArgs
+from components.spec import CheckpointBucketSpec
+from tests.alicloud.support import component, custom, one, plan_of
+
+BUCKET = "alicloud:oss/bucket:Bucket"
+
+
+def _plan(protect: bool = True):  # type: ignore[no-untyped-def]
+    args = CheckpointBucketArgs(
+        spec=CheckpointBucketSpec(noncurrent_version_days=14),
+        bucket_name="prod-cn-gpu-checkpoints",
+        kms_key_id="key-123",
+        protect=protect,
+    )
+    return plan_of(lambda: CheckpointBucket("ckpt", args))
+
+
+def test_children_are_the_bucket_and_its_acl_access_block_versioning_and_encryption() -> None:
+    plan = _plan()
+    component(plan, "gpucloud:alicloud:CheckpointBucket")
+    assert [(r.type, r.name) for r in custom(plan)] == [
+        (BUCKET, "ckpt-bucket"),
+        ("alicloud:oss/bucketAcl:BucketAcl", "ckpt-acl"),
+        ("alicloud:oss/bucketPublicAccessBlock:BucketPublicAccessBlock", "ckpt-public-access-block"),
+        ("alicloud:oss/bucketVersioning:BucketVersioning", "ckpt-versioning"),
+        ("alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption", "ckpt-encryption"),
+    ]
+    bucket = one(plan, BUCKET).urn
+    assert all(r.property_dependencies["bucket"] == (bucket,) for r in custom(plan)[1:])
+
+
+def test_acl_is_private_and_public_access_is_blocked() -> None:
+    plan = _plan()
+    assert one(plan, "alicloud:oss/bucketAcl:BucketAcl").inputs["acl"] == "private"
+    assert one(plan, "alicloud:oss/bucketPublicAccessBlock:BucketPublicAccessBlock").inputs["blockPublicAccess"] is True
+
+
+def test_versioning_is_enabled_and_noncurrent_versions_expire() -> None:
+    plan = _plan()
+    assert one(plan, "alicloud:oss/bucketVersioning:BucketVersioning").inputs["status"] == "Enabled"
+    (rule,) = one(plan, BUCKET).inputs["lifecycleRules"]
+    assert rule["enabled"] is True
+    assert rule["noncurrentVersionExpirations"] == [{"days": 14}]
+
+
+def test_objects_are_encrypted_with_the_kms_key() -> None:
+    sse = one(_plan(), "alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption").inputs
+    assert (sse["sseAlgorithm"], sse["kmsMasterKeyId"]) == ("KMS", "key-123")
+
+
+def test_the_bucket_is_protected_and_retained_unless_protect_is_off() -> None:
+    assert (one(_plan(), BUCKET).protect, one(_plan(), BUCKET).retain_on_delete) == (True, True)
+    assert (one(_plan(False), BUCKET).protect, one(_plan(False), BUCKET).retain_on_delete) == (False, False)
