@@ -99,8 +99,8 @@ def test_without_fallback_there_is_only_the_spot_pool_and_no_compensation() -> N
 
 
 def test_types_of_different_gpu_classes_are_rejected_before_registration() -> None:
-    spec = SPOT_GROUP.model_copy(update={"instance_types": ("ecs.gn7i-c8g1.2xlarge", "ecs.gn7e-c16g1.4xlarge")})
+    spec = SPOT_GROUP.model_copy(update={"instance_types": ("ecs.gn7i-c8g1.2xlarge", "ecs.gn6i-c4g1.xlarge")})
     args = SpotGpuGroupArgs(spec=spec, cluster_id="c", vswitch_ids_by_zone=VSWITCHES, kms_key_id="k")
     error, plan = rejected(lambda: SpotGpuGroup("g", args))
-    assert str(error) == 'instanceTypes: mixes GPU classes; use one GPU model (got ["NVIDIA A10", "NVIDIA A100"])'
+    assert str(error) == 'instanceTypes: mixes GPU classes; use one GPU model (got ["NVIDIA A10", "NVIDIA T4"])'
     assert registered(plan) == []
