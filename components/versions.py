@@ -4,6 +4,8 @@ Bumping a value here is a deliberate change (node images roll, charts upgrade); 
 it was read.
 """
 
+from typing import NamedTuple
+
 # --- EKS (AWS) -----------------------------------------------------------------------------------
 
 
@@ -31,8 +33,6 @@ https://www.alibabacloud.com/help/en/document_detail/207292.html (the label)."""
 
 
 # --- Kubernetes layer: Helm charts and images -----------------------------------------------------
-
-from typing import NamedTuple
 
 
 class HelmChart(NamedTuple):

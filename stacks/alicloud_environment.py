@@ -55,7 +55,9 @@ def build(config: StackConfig) -> None:
     groups = [SpotGpuGroup(f"{env}-{g.name}", SpotGpuGroupArgs(spec=g, **where), opts) for g in config.spot_groups]
     access = GpuAdminAccess(
         f"{env}-access",
-        GpuAdminAccessArgs(spec=config.access, cluster_id=cluster.cluster_id, cluster_name=cluster.cluster_name),
+        GpuAdminAccessArgs(
+            spec=config.access, cluster_id=cluster.cluster_id, cluster_name=cluster.cluster_name, tags=config.tags
+        ),
         opts,
     )
     if config.peering is not None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
@@ -106,6 +106,8 @@ class GpuAdminAccessArgs:
     """The ACK cluster the Kubernetes permissions are granted on."""
     cluster_name: str
     """The cluster's name (GpuCluster.cluster_name), the value of its scoping tag."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the roles and policies."""
 
 
 class GpuAdminAccess(pulumi.ComponentResource):
@@ -121,14 +123,14 @@ class GpuAdminAccess(pulumi.ComponentResource):
     def __init__(self, name: str, args: GpuAdminAccessArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.spec
         super().__init__("gpucloud:alicloud:GpuAdminAccess", name, None, opts)
-        admin = self._role(f"{name}-gpu-admin", spec.admin_principals, ADMIN_ACTIONS, args.cluster_name)
+        admin = self._role(f"{name}-gpu-admin", spec.admin_principals, ADMIN_ACTIONS, args)
         self._grant(
             f"{name}-gpu-admin-permission", admin, [_permission(args.cluster_id, "cluster", ADMIN_CLUSTER_ROLE)]
         )
         self.admin_role_arn = admin.arn
         self.user_role_arn = None
         if spec.user_principals:
-            user = self._role(f"{name}-gpu-user", spec.user_principals, USER_ACTIONS, args.cluster_name)
+            user = self._role(f"{name}-gpu-user", spec.user_principals, USER_ACTIONS, args)
             namespaces = spec.gpu_namespaces
             self._grant(
                 f"{name}-gpu-user-permission",
@@ -143,13 +145,15 @@ class GpuAdminAccess(pulumi.ComponentResource):
         alicloud.cs.KubernetesPermission(name, uid=role.role_id, permissions=permissions, opts=child_options(self))
 
     def _role(
-        self, role_name: str, principals: Sequence[str], actions: Sequence[str], cluster_name: str
+        self, role_name: str, principals: Sequence[str], actions: Sequence[str], args: GpuAdminAccessArgs
     ) -> alicloud.ram.Role:
+        cluster_name = args.cluster_name
         role = alicloud.ram.Role(
             role_name,
             role_name=role_name,
             description=f"{role_name}: GPU scheduling on ACK cluster {cluster_name}",
             assume_role_policy_document=trust_policy(principals),
+            tags=dict(args.tags),
             opts=child_options(self),
         )
         policy = alicloud.ram.Policy(
@@ -157,6 +161,7 @@ class GpuAdminAccess(pulumi.ComponentResource):
             policy_name=role_name,
             description=f"{role_name} on ACK cluster {cluster_name} only",
             policy_document=scoped_policy(actions, cluster_name),
+            tags=dict(args.tags),
             opts=child_options(self),
         )
         alicloud.ram.RolePolicyAttachment(

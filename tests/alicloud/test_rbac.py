@@ -96,3 +96,19 @@ def test_admin_gets_the_gpu_admin_cluster_role_and_user_gets_gpu_user_in_each_gp
 
 def test_without_user_principals_there_is_no_gpu_user_role() -> None:
     assert [r.name for r in of_type(_plan(()), "alicloud:ram/role:Role")] == ["prod-cn-gpu-admin"]
+
+
+def test_roles_and_policies_carry_the_tags() -> None:
+    args = GpuAdminAccessArgs(
+        spec=AccessSpec(admin_principals=("acs:ram::1234567890123456:role/admin",)),
+        cluster_id="c-123",
+        cluster_name="prod-cn-gpu",
+        tags={"environment": "prod-cn"},
+    )
+    plan = plan_of(lambda: GpuAdminAccess("prod-cn", args))
+    tagged = {(r.type, r.name): r.inputs.get("tags") for r in plan.resources if r.type.startswith("alicloud:ram/")}
+    assert tagged == {
+        ("alicloud:ram/role:Role", "prod-cn-gpu-admin"): {"environment": "prod-cn"},
+        ("alicloud:ram/policy:Policy", "prod-cn-gpu-admin-policy"): {"environment": "prod-cn"},
+        ("alicloud:ram/rolePolicyAttachment:RolePolicyAttachment", "prod-cn-gpu-admin-policy-attachment"): None,
+    }
