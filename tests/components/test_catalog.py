@@ -140,11 +140,40 @@ def test_known_prices() -> None:
     assert g6e is not None and g6e.hourly == Decimal("1.861")
 
 
+# Exact us-west-2 list prices, as read from the SkyPilot snapshot named in components/prices.json.
+US_WEST_2 = [
+    ("g4dn.metal", "7.824"),
+    ("g5.48xlarge", "16.288"),
+    ("g5g.xlarge", "0.42"),
+    ("g5g.metal", "2.744"),
+    ("g6.xlarge", "0.8048"),
+    ("g6.48xlarge", "13.3504"),
+    ("g6e.2xlarge", "2.24208"),
+    ("g6e.24xlarge", "15.06559"),
+]
+
+
+@pytest.mark.parametrize(("name", "hourly"), US_WEST_2)
+def test_documented_us_west_2_prices(name: str, hourly: str) -> None:
+    price = catalog.price_of(AWS, "us-west-2", name)
+    assert price is not None
+    assert (price.hourly, price.currency) == (Decimal(hourly), "USD")
+
+
+def test_us_west_2_prices_every_g_family_type_and_no_p_family_type() -> None:
+    priced = {t.name for t in catalog.instance_types(AWS) if catalog.price_of(AWS, "us-west-2", t.name)}
+    assert {t.name for t in catalog.instance_types(AWS)} - priced == {
+        "p4d.24xlarge",
+        "p4de.24xlarge",
+        "p5.48xlarge",
+    }
+
+
 @pytest.mark.parametrize(
     ("cloud", "region", "name"),
     [
         (AWS, "eu-west-1", "g5.xlarge"),  # region not priced
-        (AWS, "us-west-2", "p5.48xlarge"),  # not sourced for us-west-2
+        (AWS, "us-west-2", "p5.48xlarge"),  # the only us-west-2 source is stale for P families
         (ALI, "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge"),  # no Alibaba price could be sourced
         (AWS, "us-east-1", "m5.large"),  # not a catalog type
     ],
@@ -173,20 +202,31 @@ def test_every_price_is_positive_with_source_and_date() -> None:
         assert p.source.url.startswith("https://") and isinstance(p.source.read_on, date), p
 
 
+@pytest.mark.parametrize(
+    ("family", "fraction"),
+    [("g4dn", "0.64"), ("g5", "0.55"), ("g5g", "0.65"), ("g6", "0.57"), ("g6e", "0.62")],
+)
+def test_documented_spot_discount_estimates(family: str, fraction: str) -> None:
+    discount = catalog.spot_discount(AWS, family)
+    assert discount is not None
+    assert (discount.fraction, discount.estimate) == (Decimal(fraction), True)
+
+
 def test_spot_discounts_are_estimates_between_zero_and_one() -> None:
-    g6e = catalog.spot_discount(AWS, "g6e")
-    assert g6e is not None and g6e.fraction == Decimal("0.62")
     discounts = [d for cloud in Cloud for f in catalog.families(cloud) if (d := catalog.spot_discount(cloud, f))]
-    assert {d.family for d in discounts} == {"g4dn", "g5", "g6e"}
+    assert {d.family for d in discounts} == {"g4dn", "g5", "g5g", "g6", "g6e"}
     for d in discounts:
         assert d.estimate is True
         assert Decimal(0) < d.fraction < Decimal(1)
         assert d.basis and d.source.url.startswith("https://")
 
 
-def test_spot_discount_of_unsourced_family_is_none() -> None:
-    assert catalog.spot_discount(AWS, "p5") is None
-    assert catalog.spot_discount(ALI, "gn7i") is None
+@pytest.mark.parametrize(
+    ("cloud", "family"),
+    [(AWS, "p4d"), (AWS, "p4de"), (AWS, "p5"), (ALI, "gn6i"), (ALI, "gn7i"), (ALI, "gn8is")],
+)
+def test_spot_discount_of_unsourced_family_is_none(cloud: Cloud, family: str) -> None:
+    assert catalog.spot_discount(cloud, family) is None
 
 
 # Validation of the data files, on small fixtures built from a valid pair.

@@ -174,3 +174,53 @@ def test_program_that_logs_an_error_fails(make_project: MakeProject, capsys: pyt
     root = make_project("import pulumi\npulumi.log.error('quota exceeded')\n")
     err = _invalid(capsys, "--dir", str(root))
     assert err == "error: the program logged an error:\nquota exceeded\n"
+
+
+PUBLIC_SUBNET = """
+    import pulumi_aws as aws
+
+    vpc = aws.ec2.Vpc("main", cidr_block="10.0.0.0/16")
+    aws.ec2.Subnet("public", vpc_id=vpc.id, cidr_block="10.0.1.0/24", map_public_ip_on_launch=True)
+"""
+
+
+def test_a_mandatory_violation_exits_1_and_names_resource_and_policy(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(PUBLIC_SUBNET)
+    status, out, _ = _run(capsys, "--dir", str(root), "--json")
+    assert status == 1
+    violations = [v for v in json.loads(out)["violations"] if v["level"] == "mandatory"]
+    assert [(v["policy"], v["level"], v["urn"], v["name"], v["type"]) for v in violations] == [
+        (
+            "no-public-ip",
+            "mandatory",
+            "urn:pulumi:dev::tiny::aws:ec2/subnet:Subnet::public",
+            "public",
+            "aws:ec2/subnet:Subnet",
+        )
+    ]
+    status, out, _ = _run(capsys, "--dir", str(root))
+    assert status == 1
+    assert "Policy violations: 1 mandatory, 2 advisory\n  no-public-ip (mandatory)\n" in out
+    assert "    - aws:ec2/subnet:Subnet public: " in out
+
+
+def test_policy_config_can_lower_a_policy_to_advisory(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = tmp_path / "policy.json"
+    config.write_text('{"no-public-ip": "advisory"}')
+    status, out, _ = _run(capsys, "--dir", str(make_project(PUBLIC_SUBNET)), "--json", "--policy-config", str(config))
+    assert status == 0
+    levels = {(v["policy"], v["level"]) for v in json.loads(out)["violations"]}
+    assert levels == {("no-public-ip", "advisory"), ("required-tags", "advisory")}
+
+
+def test_a_bad_policy_config_is_invalid_input(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = tmp_path / "policy.json"
+    config.write_text("{not json")
+    err = _invalid(capsys, "--dir", str(make_project(PUBLIC_SUBNET)), "--policy-config", str(config))
+    assert err.startswith(f"error: {config}")

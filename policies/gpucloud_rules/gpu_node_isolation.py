@@ -1,0 +1,84 @@
+"""gpu-node-isolation: GPU node groups carry the nvidia.com/gpu taint so only GPU workloads land there."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from .rule import Config, Props, ResourceRule
+from .values import Findings, all_true, any_entry, any_true, as_object, as_text, equals
+
+__all__ = ["RULE", "check", "is_aws_gpu_instance_type"]
+
+AWS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+ALICLOUD_NODE_POOL = "alicloud:cs/nodePool:NodePool"
+GPU_TAINT_KEY = "nvidia.com/gpu"
+
+# EC2 instance families with NVIDIA GPUs (EC2 "Accelerated computing instances" documentation).
+AWS_GPU_FAMILIES = frozenset({"p3", "p4d", "p4de", "p5", "p5e", "p5en", "p6", "g4dn", "g5", "g5g", "g6", "g6e", "gr6"})
+# Alibaba Cloud GPU instance families: gn* (GPU-accelerated) and ebmgn* (ECS Bare Metal with GPUs)
+# (Alibaba Cloud ECS documentation, "GPU-accelerated compute-optimized instance families").
+ALICLOUD_GPU_PREFIXES = ("ecs.gn", "ecs.ebmgn")
+AMI_TYPE_GPU_MARKERS = ("nvidia", "gpu")
+# Taint effects that keep other pods off: the EKS API spells them NO_SCHEDULE/NO_EXECUTE, Kubernetes
+# (and ACK) NoSchedule/NoExecute.
+AWS_TAINT_EFFECTS = ("NO_SCHEDULE", "NO_EXECUTE")
+ALICLOUD_TAINT_EFFECTS = ("NoSchedule", "NoExecute")
+
+
+def is_aws_gpu_instance_type(instance_type: str) -> bool:
+    """True for an EC2 instance type of an NVIDIA GPU family, e.g. ``p4d.24xlarge``, ``p6-b200.48xlarge``."""
+    family = instance_type.lower().split(".", 1)[0].split("-", 1)[0]
+    return family in AWS_GPU_FAMILIES
+
+
+def _aws_gpu(props: Props) -> bool:
+    ami = (as_text(props.get("amiType"), "amiType") or "").lower()
+    if any(marker in ami for marker in AMI_TYPE_GPU_MARKERS):
+        return True
+    return any_entry(
+        props.get("instanceTypes"),
+        "instanceTypes",
+        lambda p, t: is_aws_gpu_instance_type(as_text(t, p) or ""),
+    )
+
+
+def _alicloud_gpu(props: Props) -> bool:
+    return any_entry(
+        props.get("instanceTypes"),
+        "instanceTypes",
+        lambda p, t: (as_text(t, p) or "").lower().startswith(ALICLOUD_GPU_PREFIXES),
+    )
+
+
+def _has_gpu_taint(props: Props, effects: tuple[str, ...]) -> bool:
+    def isolating(path: str, taint: object) -> bool:
+        entry = as_object(taint, path)
+        return as_text(entry.get("key"), f"{path}.key") == GPU_TAINT_KEY and any_true(
+            partial(equals, entry.get("effect"), effect, f"{path}.effect") for effect in effects
+        )
+
+    return any_entry(props.get("taints"), "taints", isolating)
+
+
+def check(resource_type: str, props: Props, config: Config, provider: Props) -> list[str]:
+    """Violation messages of ``gpu-node-isolation`` for one node group or pool."""
+    del config, provider
+    aws = resource_type == AWS_NODE_GROUP
+    effects = AWS_TAINT_EFFECTS if aws else ALICLOUD_TAINT_EFFECTS
+    findings = Findings()
+    is_gpu = _aws_gpu if aws else _alicloud_gpu
+    findings.check(
+        lambda: all_true((lambda: is_gpu(props), lambda: not _has_gpu_taint(props, effects))),
+        f"GPU nodes without the {GPU_TAINT_KEY} taint: add a taint with key {GPU_TAINT_KEY} and effect "
+        + " or ".join(effects),
+    )
+    return findings.messages
+
+
+RULE = ResourceRule(
+    name="gpu-node-isolation",
+    description=f"GPU node groups must carry a {GPU_TAINT_KEY} NoSchedule or NoExecute taint.",
+    level="mandatory",
+    resource_types=frozenset({AWS_NODE_GROUP, ALICLOUD_NODE_POOL}),
+    check=check,
+)

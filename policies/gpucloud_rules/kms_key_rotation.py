@@ -1,0 +1,91 @@
+"""kms-key-rotation: symmetric KMS keys rotate automatically, at least every ``maxRotationDays`` days."""
+
+from __future__ import annotations
+
+from .rule import Config, Props, ResourceRule
+from .values import Findings, as_bool, as_number, duration_days, equals
+
+__all__ = ["RULE", "check"]
+
+AWS_KEY = "aws:kms/key:Key"
+ALICLOUD_KEY = "alicloud:kms/key:Key"
+
+# AWS KMS: only symmetric encryption keys (SYMMETRIC_DEFAULT / ENCRYPT_DECRYPT) support automatic
+# rotation; rotation periods may be 90..2560 days (AWS KMS developer guide, "Rotating AWS KMS keys").
+SYMMETRIC_SPEC = "SYMMETRIC_DEFAULT"
+SYMMETRIC_USAGE = "ENCRYPT_DECRYPT"
+DEFAULT_MAX_ROTATION_DAYS = 90
+
+
+def _aws_symmetric(props: Props) -> bool:
+    spec, usage = props.get("customerMasterKeySpec"), props.get("keyUsage")
+    return (spec is None or equals(spec, SYMMETRIC_SPEC, "customerMasterKeySpec")) and (
+        usage is None or equals(usage, SYMMETRIC_USAGE, "keyUsage")
+    )
+
+
+def _aws(props: Props, max_days: float, findings: Findings) -> None:
+    if not _aws_symmetric(props):
+        return
+    findings.check(
+        lambda: as_bool(props.get("enableKeyRotation"), "enableKeyRotation") is not True,
+        "automatic rotation is off: set enableKeyRotation true",
+    )
+    findings.explain(
+        lambda: _too_long(
+            as_number(props.get("rotationPeriodInDays"), "rotationPeriodInDays"),
+            "rotationPeriodInDays",
+            max_days,
+        )
+    )
+
+
+def _too_long(days: float | None, what: str, max_days: float) -> str | None:
+    if days is None:
+        return f"{what} is unset or invalid: set it to at most {max_days:g} days"
+    if days > max_days:
+        return f"{what} is {days:g} days, more than {max_days:g}"
+    return None
+
+
+def _alicloud(props: Props, max_days: float, findings: Findings) -> None:
+    findings.check(
+        lambda: not equals(props.get("automaticRotation"), "Enabled", "automaticRotation"),
+        'automatic rotation is off: set automaticRotation "Enabled"',
+    )
+    findings.explain(
+        lambda: _too_long(
+            duration_days(props.get("rotationInterval"), "rotationInterval"),
+            'rotationInterval (a duration such as "90d" or "7776000s")',
+            max_days,
+        )
+    )
+
+
+def check(resource_type: str, props: Props, config: Config, provider: Props) -> list[str]:
+    """Violation messages of ``kms-key-rotation`` for one key."""
+    del provider
+    max_days = float(config["maxRotationDays"])
+    findings = Findings()
+    if resource_type == AWS_KEY:
+        _aws(props, max_days, findings)
+    else:
+        _alicloud(props, max_days, findings)
+    return findings.messages
+
+
+RULE = ResourceRule(
+    name="kms-key-rotation",
+    description="Symmetric KMS keys must rotate automatically at least every maxRotationDays days.",
+    level="mandatory",
+    resource_types=frozenset({AWS_KEY, ALICLOUD_KEY}),
+    check=check,
+    config={
+        "maxRotationDays": {
+            "type": "number",
+            "minimum": 1,
+            "default": DEFAULT_MAX_ROTATION_DAYS,
+            "description": "The longest rotation period allowed, in days.",
+        }
+    },
+)

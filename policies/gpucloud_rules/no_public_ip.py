@@ -1,0 +1,182 @@
+"""no-public-ip: no GPU machine, cluster endpoint or load balancer is reachable from the internet."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import partial
+
+from .rule import Config, Props, ResourceRule
+from .values import Findings, any_entry, any_true, as_bool, as_number, as_object, equals, is_set
+
+__all__ = ["RULE", "check"]
+
+# Kubernetes annotations that make a LoadBalancer Service internal (AWS Load Balancer Controller and
+# in-tree AWS provider docs; Alibaba Cloud CCM "Configure SLB through annotations").
+INTERNAL_ANNOTATIONS: tuple[tuple[str, str], ...] = (
+    ("service.beta.kubernetes.io/aws-load-balancer-scheme", "internal"),
+    ("service.beta.kubernetes.io/aws-load-balancer-internal", "true"),
+    ("service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type", "intranet"),
+)
+
+
+def _is_true(props: Props, key: str) -> bool:
+    return as_bool(props.get(key), key) is True
+
+
+def _positive(props: Props, key: str) -> bool:
+    return (as_number(props.get(key), key) or 0.0) > 0
+
+
+def _true_or_unset(props: Props, key: str, path: str | None = None) -> bool:
+    return as_bool(props.get(key), path or key) is not False
+
+
+def _aws_instance(props: Props) -> bool:
+    if _is_true(props, "associatePublicIpAddress"):
+        return True
+    # Unset and without a subnet the instance lands in the default VPC, which assigns public IPs.
+    return props.get("associatePublicIpAddress") is None and not is_set(props.get("subnetId"))
+
+
+def _aws_launch_template(props: Props) -> bool:
+    return any_entry(props.get("networkInterfaces"), "networkInterfaces", _interface_public)
+
+
+def _interface_public(path: str, interface: object) -> bool:
+    value = as_object(interface, path).get("associatePublicIpAddress")
+    return as_bool(value, f"{path}.associatePublicIpAddress") is True
+
+
+def _aws_eks_cluster(props: Props) -> bool:
+    vpc = as_object(props.get("vpcConfig"), "vpcConfig")
+    return _true_or_unset(vpc, "endpointPublicAccess", "vpcConfig.endpointPublicAccess")
+
+
+def _aws_load_balancer(props: Props) -> bool:
+    if _is_true(props, "internal"):
+        return False
+    return not equals(props.get("loadBalancerType"), "gateway", "loadBalancerType")
+
+
+def _alicloud_node_pool(props: Props) -> bool:
+    scaling = as_object(props.get("scalingConfig"), "scalingConfig")
+    return any_true(
+        (
+            lambda: _positive(props, "internetMaxBandwidthOut"),
+            lambda: as_bool(scaling.get("isBondEip"), "scalingConfig.isBondEip") is True,
+        )
+    )
+
+
+def _slb_internet(props: Props) -> bool:
+    return props.get("addressType") is None or equals(props.get("addressType"), "internet", "addressType")
+
+
+def _k8s_service(props: Props) -> bool:
+    spec = as_object(props.get("spec"), "spec")
+    if is_set(spec.get("externalIPs")):
+        return True
+    if not equals(spec.get("type"), "LoadBalancer", "spec.type"):
+        return False
+    annotations = as_object(as_object(props.get("metadata"), "metadata").get("annotations"), "annotations")
+    return not any_true(
+        partial(equals, annotations.get(key), value, f"metadata.annotations[{key}]")
+        for key, value in INTERNAL_ANNOTATIONS
+    )
+
+
+def _always(_props: Props) -> bool:
+    return True
+
+
+# Per type: when the resource is public, and what to say.
+_SURFACES: Mapping[str, tuple[Callable[[Props], bool], str]] = {
+    "aws:ec2/instance:Instance": (
+        _aws_instance,
+        "instance gets a public IP: associatePublicIpAddress is true, or unset without a subnetId (default VPC)",
+    ),
+    "aws:ec2/launchTemplate:LaunchTemplate": (
+        _aws_launch_template,
+        "a network interface of the launch template has associatePublicIpAddress true",
+    ),
+    "aws:ec2/launchConfiguration:LaunchConfiguration": (
+        lambda p: _is_true(p, "associatePublicIpAddress"),
+        "launch configuration has associatePublicIpAddress true",
+    ),
+    "aws:ec2/subnet:Subnet": (
+        lambda p: _is_true(p, "mapPublicIpOnLaunch"),
+        "subnet has mapPublicIpOnLaunch true",
+    ),
+    "aws:ec2/eip:Eip": (
+        lambda p: is_set(p.get("instance")) or is_set(p.get("networkInterface")),
+        "elastic IP is attached to an instance or network interface (only NAT gateway EIPs are allowed)",
+    ),
+    "aws:ec2/eipAssociation:EipAssociation": (_always, "elastic IP associations are not allowed"),
+    "aws:eks/cluster:Cluster": (
+        _aws_eks_cluster,
+        "EKS API endpoint is public: vpcConfig.endpointPublicAccess must be false",
+    ),
+    "aws:lb/loadBalancer:LoadBalancer": (
+        _aws_load_balancer,
+        "load balancer is internet-facing: set internal true",
+    ),
+    "aws:alb/loadBalancer:LoadBalancer": (
+        _aws_load_balancer,
+        "load balancer is internet-facing: set internal true",
+    ),
+    "alicloud:ecs/instance:Instance": (
+        lambda p: _positive(p, "internetMaxBandwidthOut"),
+        "instance gets a public IP: internetMaxBandwidthOut > 0",
+    ),
+    "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate": (
+        lambda p: _positive(p, "internetMaxBandwidthOut"),
+        "launch template gives instances a public IP: internetMaxBandwidthOut > 0",
+    ),
+    "alicloud:ecs/eipAssociation:EipAssociation": (
+        lambda p: not equals(p.get("instanceType"), "Nat", "instanceType"),
+        "EIP is associated with something other than a NAT gateway (instanceType must be Nat)",
+    ),
+    "alicloud:cs/nodePool:NodePool": (
+        _alicloud_node_pool,
+        "node pool gives nodes a public IP: internetMaxBandwidthOut > 0 or scalingConfig.isBondEip true",
+    ),
+    "alicloud:cs/managedKubernetes:ManagedKubernetes": (
+        lambda p: _true_or_unset(p, "slbInternetEnabled"),
+        "ACK API server is public: slbInternetEnabled must be false (it defaults to true)",
+    ),
+    "alicloud:slb/loadBalancer:LoadBalancer": (
+        _slb_internet,
+        "SLB is internet-facing: addressType must be intranet (it defaults to internet)",
+    ),
+    "alicloud:slb/applicationLoadBalancer:ApplicationLoadBalancer": (
+        _slb_internet,
+        "SLB is internet-facing: addressType must be intranet (it defaults to internet)",
+    ),
+    "alicloud:alb/loadBalancer:LoadBalancer": (
+        lambda p: equals(p.get("addressType"), "Internet", "addressType"),
+        "ALB is internet-facing: addressType must be Intranet",
+    ),
+    "alicloud:vpc/forwardEntry:ForwardEntry": (_always, "DNAT forward entries into the VPC are not allowed"),
+    "kubernetes:core/v1:Service": (
+        _k8s_service,
+        "Service is exposed publicly: a LoadBalancer without an internal annotation, or externalIPs",
+    ),
+}
+
+
+def check(resource_type: str, props: Props, config: Config, provider: Props) -> list[str]:
+    """Violation messages of ``no-public-ip`` for one resource."""
+    del config, provider
+    is_public, message = _SURFACES[resource_type]
+    findings = Findings()
+    findings.check(lambda: is_public(props), message)
+    return findings.messages
+
+
+RULE = ResourceRule(
+    name="no-public-ip",
+    description="No GPU machine, cluster endpoint or load balancer may be reachable from the internet.",
+    level="mandatory",
+    resource_types=frozenset(_SURFACES),
+    check=check,
+)

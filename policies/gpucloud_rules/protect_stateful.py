@@ -1,0 +1,71 @@
+"""protect-stateful: keys and buckets are protected, and keys keep a 30-day deletion window.
+
+Mandatory in the stacks named in ``protectedStacks``, advisory elsewhere: the policy is registered as
+mandatory and marks its findings advisory outside those stacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+
+from .rule import Config, Finding, StackResource, StackRule
+from .values import Findings, as_number
+
+__all__ = ["RULE", "check"]
+
+# Per stateful type: its deletion-window input, with the value the cloud uses when unset (None: the
+# input must be set). AWS KMS defaults to 30 days (KMS API ScheduleKeyDeletion / aws_kms_key docs);
+# the Alibaba provider documents no default for pendingWindowInDays.
+STATEFUL: Mapping[str, tuple[str, float | None] | None] = {
+    "aws:kms/key:Key": ("deletionWindowInDays", 30.0),
+    "alicloud:kms/key:Key": ("pendingWindowInDays", None),
+    "aws:s3/bucket:Bucket": None,
+    "alicloud:oss/bucket:Bucket": None,
+}
+MIN_DELETION_WINDOW_DAYS = 30.0
+DEFAULT_PROTECTED_STACKS = ["prod", "prod-cn"]
+
+
+def _unprotected(resource: StackResource) -> bool:
+    return not resource.protect
+
+
+def _window_problem(resource: StackResource, key: str, default: float | None) -> str | None:
+    days = as_number(resource.props.get(key), key)
+    days = default if days is None else days
+    if days is None or days < MIN_DELETION_WINDOW_DAYS:
+        got = "unset" if days is None else f"{days:g}"
+        return f"{key} must be at least {MIN_DELETION_WINDOW_DAYS:g} days (got {got})"
+    return None
+
+
+def check(resources: Sequence[StackResource], config: Config, stack: str) -> list[Finding]:
+    """Findings of ``protect-stateful``; advisory unless ``stack`` is protected (an unnamed stack is)."""
+    advisory = bool(stack) and stack not in config["protectedStacks"]
+    findings: list[Finding] = []
+    for resource in resources:
+        messages = Findings()
+        messages.check(partial(_unprotected, resource), "stateful resource is not protected: set protect")
+        window = STATEFUL[resource.type]
+        if window is not None:
+            messages.explain(partial(_window_problem, resource, *window))
+        findings += [Finding(resource.urn, m, advisory) for m in messages.messages]
+    return findings
+
+
+RULE = StackRule(
+    name="protect-stateful",
+    description="KMS keys and buckets must be protected; KMS keys keep a deletion window of 30 days or more.",
+    level="mandatory",
+    resource_types=frozenset(STATEFUL),
+    check=check,
+    config={
+        "protectedStacks": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": DEFAULT_PROTECTED_STACKS,
+            "description": "Stacks where this policy is mandatory; elsewhere it is advisory.",
+        }
+    },
+)

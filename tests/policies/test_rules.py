@@ -1,0 +1,130 @@
+"""The pure rule functions and the pack's assembly, without the protocol."""
+
+from __future__ import annotations
+
+import pytest
+
+from policies.gpucloud_rules import (
+    encryption_at_rest,
+    gpu_node_isolation,
+    kms_key_rotation,
+    no_public_ip,
+    protect_stateful,
+    rbac_least_privilege,
+    required_tags,
+    tls_1_3,
+)
+from policies.gpucloud_rules.rule import Finding, StackResource, effective_config
+from tests.policies.conftest import PACK_DIR
+
+RULES = [
+    no_public_ip.RULE,
+    kms_key_rotation.RULE,
+    encryption_at_rest.RULE,
+    tls_1_3.RULE,
+    rbac_least_privilege.RULE,
+    gpu_node_isolation.RULE,
+    protect_stateful.RULE,
+    required_tags.RULE,
+]
+
+
+def test_policy_names_are_the_fixed_ones() -> None:
+    assert [rule.name for rule in RULES] == [
+        "no-public-ip",
+        "kms-key-rotation",
+        "encryption-at-rest",
+        "tls-1-3",
+        "rbac-least-privilege",
+        "gpu-node-isolation",
+        "protect-stateful",
+        "required-tags",
+    ]
+
+
+def test_pack_main_assembles_every_rule() -> None:
+    source = (PACK_DIR / "__main__.py").read_text(encoding="utf-8")
+    modules = [rule.check.__module__.rsplit(".", 1)[-1] for rule in RULES]
+    assert [module for module in modules if f"{module}.RULE," not in source] == []
+
+
+@pytest.mark.parametrize(
+    ("rule", "defaults"),
+    [
+        (kms_key_rotation.RULE, {"maxRotationDays": 90, "exemptions": []}),
+        (protect_stateful.RULE, {"protectedStacks": ["prod", "prod-cn"], "exemptions": []}),
+        (required_tags.RULE, {"requiredTags": ["environment", "owner", "cost-center"], "exemptions": []}),
+        (
+            tls_1_3.RULE,
+            {
+                "allowedSslPolicies": [
+                    "ELBSecurityPolicy-TLS13-1-3-2021-06",
+                    "ELBSecurityPolicy-TLS13-1-3-FIPS-2023-04",
+                ],
+                "exemptions": [],
+            },
+        ),
+        (no_public_ip.RULE, {"exemptions": []}),
+    ],
+)
+def test_config_defaults(rule: object, defaults: dict[str, object]) -> None:
+    assert effective_config(rule, None) == defaults  # type: ignore[arg-type]
+
+
+def test_given_config_overrides_defaults() -> None:
+    assert effective_config(kms_key_rotation.RULE, {"maxRotationDays": 30})["maxRotationDays"] == 30
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "gpu"),
+    [
+        ("p4d.24xlarge", True),
+        ("p4de.24xlarge", True),
+        ("p5en.48xlarge", True),
+        ("p6-b200.48xlarge", True),
+        ("g4dn.xlarge", True),
+        ("g5g.2xlarge", True),
+        ("gr6.4xlarge", True),
+        ("g4ad.xlarge", False),  # AMD GPU
+        ("m5.large", False),
+        ("p2.xlarge", False),  # not in the supported NVIDIA families
+    ],
+)
+def test_aws_gpu_families(instance_type: str, gpu: bool) -> None:
+    assert gpu_node_isolation.is_aws_gpu_instance_type(instance_type) is gpu
+
+
+def test_kms_rotation_threshold_comes_from_config() -> None:
+    props = {"enableKeyRotation": True, "rotationPeriodInDays": 180.0}
+    assert kms_key_rotation.check("aws:kms/key:Key", props, {"maxRotationDays": 365}, {}) == []
+    assert kms_key_rotation.check("aws:kms/key:Key", props, {"maxRotationDays": 90}, {}) == [
+        "rotationPeriodInDays is 180 days, more than 90"
+    ]
+
+
+def test_iam_statement_with_not_action_is_not_a_wildcard_grant() -> None:
+    document = {"Statement": [{"Effect": "Allow", "NotAction": "iam:*", "Resource": "*"}]}
+    assert rbac_least_privilege.grants_admin(document, "policy") == []
+
+
+def key(name: str, protect: bool) -> StackResource:
+    return StackResource(urn=name, type="aws:kms/key:Key", props={}, protect=protect, property_dependencies={})
+
+
+def test_protect_stateful_is_advisory_outside_protected_stacks() -> None:
+    config = {"protectedStacks": ["prod"]}
+    assert protect_stateful.check([key("k", False)], config, "dev") == [
+        Finding("k", "stateful resource is not protected: set protect", advisory=True)
+    ]
+    assert protect_stateful.check([key("k", False)], config, "prod")[0].advisory is False
+
+
+def test_protect_stateful_treats_an_unnamed_stack_as_protected() -> None:
+    assert protect_stateful.check([key("k", False)], {"protectedStacks": []}, "")[0].advisory is False
+
+
+def test_required_tags_counts_provider_default_tags() -> None:
+    config = {"requiredTags": ["owner", "environment"]}
+    provider = {"defaultTags": {"tags": {"environment": "dev"}}}
+    assert required_tags.check("aws:ebs/volume:Volume", {"tags": {"owner": "o"}}, config, provider) == []
+    assert required_tags.check("aws:ebs/volume:Volume", {}, config, provider) == ["missing required tags: owner"]

@@ -1,0 +1,529 @@
+"""Every rule of POLICY_RULES.md on every surface, through the analyzer protocol.
+
+One pack run (stack ``dev``) over one resource per case; each case asserts the exact set of
+(policy, level) reported for its URN. Properties are in wire form: camelCase, numbers as floats,
+some booleans as strings, secrets and unknowns as the SDK encodes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpucloud.policy import PolicyReport, run_policy_pack
+from tests.policies.fixtures import GPU_TAINT_AWS, STATEFUL, compliant, iam_document
+from tests.policies.wire import UNKNOWN, Secret, resource, stack_resource
+
+STACK = "dev"
+M, A = "mandatory", "advisory"
+
+NO_PUBLIC_IP, KMS, ENCRYPTION, TLS, RBAC, GPU, PROTECT, TAGS = (
+    "no-public-ip",
+    "kms-key-rotation",
+    "encryption-at-rest",
+    "tls-1-3",
+    "rbac-least-privilege",
+    "gpu-node-isolation",
+    "protect-stateful",
+    "required-tags",
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One resource and the violations the pack must report for it."""
+
+    name: str
+    type: str
+    changes: dict[str, Any] = field(default_factory=dict)
+    expected: dict[str, str] = field(default_factory=dict)
+    protect: bool | None = None
+
+    def props(self) -> dict[str, Any]:
+        return compliant(self.type, **self.changes)
+
+
+INSTANCE = "aws:ec2/instance:Instance"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+EKS = "aws:eks/cluster:Cluster"
+LB, ALB = "aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer"
+LB_LISTENER, ALB_LISTENER = "aws:lb/listener:Listener", "aws:alb/listener:Listener"
+AWS_KMS, ALI_KMS = "aws:kms/key:Key", "alicloud:kms/key:Key"
+NODE_GROUP, NODE_POOL = "aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool"
+SERVICE = "kubernetes:core/v1:Service"
+RBAC_V1 = "kubernetes:rbac.authorization.k8s.io/v1:"
+FORWARD = {"type": "forward", "targetGroupArn": "arn:tg"}
+REDIRECT = {"type": "redirect", "redirect": {"protocol": "HTTPS"}}
+ADMIN = iam_document({"Effect": "Allow", "Action": "*", "Resource": "*"})
+SERVICE_ADMIN = iam_document(
+    {"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"},
+    {"Effect": "Allow", "Action": ["ec2:Describe*", "s3:*"], "Resource": ["arn:aws:s3:::x", "*"]},
+)
+LB_SERVICE = {"type": "LoadBalancer", "ports": [{"port": 443}]}
+
+
+def annotated(annotations: dict[str, str]) -> dict[str, Any]:
+    return {"metadata": {"name": "web", "annotations": annotations}, "spec": LB_SERVICE}
+
+
+CASES = [
+    # no-public-ip, AWS
+    Case("instance-private", INSTANCE),
+    Case("instance-public-ip", INSTANCE, {"associatePublicIpAddress": True}, {NO_PUBLIC_IP: M}),
+    Case("instance-public-ip-string", INSTANCE, {"associatePublicIpAddress": "true"}, {NO_PUBLIC_IP: M}),
+    Case(
+        "instance-default-vpc",
+        INSTANCE,
+        {"associatePublicIpAddress": None, "subnetId": None},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("instance-unset-in-subnet", INSTANCE, {"associatePublicIpAddress": None}),
+    Case("instance-subnet-unknown", INSTANCE, {"associatePublicIpAddress": None, "subnetId": UNKNOWN}),
+    Case("instance-public-ip-unknown", INSTANCE, {"associatePublicIpAddress": UNKNOWN}, {NO_PUBLIC_IP: M}),
+    Case(
+        "lt-second-interface-public",
+        LAUNCH_TEMPLATE,
+        {"networkInterfaces": [{"associatePublicIpAddress": "false"}, {"associatePublicIpAddress": "true"}]},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case(
+        "lt-single-interface-object",
+        LAUNCH_TEMPLATE,
+        {"networkInterfaces": {"associatePublicIpAddress": True}},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("lt-private", LAUNCH_TEMPLATE),
+    Case("lc-private", "aws:ec2/launchConfiguration:LaunchConfiguration"),
+    Case(
+        "lc-public",
+        "aws:ec2/launchConfiguration:LaunchConfiguration",
+        {"associatePublicIpAddress": True},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("subnet-private", "aws:ec2/subnet:Subnet", {"mapPublicIpOnLaunch": False}),
+    Case("subnet-public", "aws:ec2/subnet:Subnet", {"mapPublicIpOnLaunch": True}, {NO_PUBLIC_IP: M}),
+    Case("eip-for-nat", "aws:ec2/eip:Eip"),
+    Case("eip-on-instance", "aws:ec2/eip:Eip", {"instance": "i-1"}, {NO_PUBLIC_IP: M}),
+    Case("eip-on-interface-unknown", "aws:ec2/eip:Eip", {"networkInterface": UNKNOWN}, {NO_PUBLIC_IP: M}),
+    Case(
+        "eip-association",
+        "aws:ec2/eipAssociation:EipAssociation",
+        {"allocationId": "a", "instanceId": "i"},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("eks-private", EKS),
+    Case("eks-public", EKS, {"vpcConfig": {"endpointPublicAccess": True}}, {NO_PUBLIC_IP: M}),
+    Case("eks-endpoint-unset", EKS, {"vpcConfig": {"subnetIds": ["s-1"]}}, {NO_PUBLIC_IP: M}),
+    Case("lb-internal", LB),
+    Case("lb-internet-facing", LB, {"internal": False}, {NO_PUBLIC_IP: M}),
+    Case("lb-internal-unset", LB, {"internal": None}, {NO_PUBLIC_IP: M}),
+    Case("lb-gateway", LB, {"internal": None, "loadBalancerType": "Gateway"}),
+    Case("alb-internal", ALB),
+    Case("alb-internet-facing", ALB, {"internal": "false"}, {NO_PUBLIC_IP: M}),
+    # no-public-ip, Alibaba Cloud
+    Case("ecs-private", "alicloud:ecs/instance:Instance"),
+    Case("ecs-bandwidth", "alicloud:ecs/instance:Instance", {"internetMaxBandwidthOut": 10}, {NO_PUBLIC_IP: M}),
+    Case("ecs-lt-private", "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate"),
+    Case(
+        "ecs-lt-bandwidth",
+        "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate",
+        {"internetMaxBandwidthOut": 5.0},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("ali-eip-nat", "alicloud:ecs/eipAssociation:EipAssociation", {"instanceType": "nat"}),
+    Case(
+        "ali-eip-ecs",
+        "alicloud:ecs/eipAssociation:EipAssociation",
+        {"instanceType": "EcsInstance"},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case(
+        "ali-eip-unset",
+        "alicloud:ecs/eipAssociation:EipAssociation",
+        {"instanceType": None},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("pool-compliant", NODE_POOL),
+    Case("pool-bandwidth", NODE_POOL, {"internetMaxBandwidthOut": 100}, {NO_PUBLIC_IP: M}),
+    Case("pool-bond-eip", NODE_POOL, {"scalingConfig": {"isBondEip": "true"}}, {NO_PUBLIC_IP: M}),
+    Case("ack-private", "alicloud:cs/managedKubernetes:ManagedKubernetes"),
+    Case(
+        "ack-slb-unset",
+        "alicloud:cs/managedKubernetes:ManagedKubernetes",
+        {"slbInternetEnabled": None},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case(
+        "ack-slb-public",
+        "alicloud:cs/managedKubernetes:ManagedKubernetes",
+        {"slbInternetEnabled": True},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("slb-intranet", "alicloud:slb/loadBalancer:LoadBalancer"),
+    Case(
+        "slb-internet",
+        "alicloud:slb/loadBalancer:LoadBalancer",
+        {"addressType": "Internet"},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("slb-unset", "alicloud:slb/loadBalancer:LoadBalancer", {"addressType": None}, {NO_PUBLIC_IP: M}),
+    Case("app-slb-intranet", "alicloud:slb/applicationLoadBalancer:ApplicationLoadBalancer"),
+    Case(
+        "app-slb-unset",
+        "alicloud:slb/applicationLoadBalancer:ApplicationLoadBalancer",
+        {"addressType": None},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("ali-alb-intranet", "alicloud:alb/loadBalancer:LoadBalancer"),
+    Case(
+        "ali-alb-internet",
+        "alicloud:alb/loadBalancer:LoadBalancer",
+        {"addressType": "internet"},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("dnat", "alicloud:vpc/forwardEntry:ForwardEntry", {"externalIp": "1.2.3.4"}, {NO_PUBLIC_IP: M}),
+    # no-public-ip, Kubernetes
+    Case("svc-cluster-ip", SERVICE),
+    Case("svc-public-lb", SERVICE, {"spec": LB_SERVICE}, {NO_PUBLIC_IP: M}),
+    Case(
+        "svc-lb-aws-scheme-internal",
+        SERVICE,
+        annotated({"service.beta.kubernetes.io/aws-load-balancer-scheme": "Internal"}),
+    ),
+    Case(
+        "svc-lb-aws-internal",
+        SERVICE,
+        annotated({"service.beta.kubernetes.io/aws-load-balancer-internal": "true"}),
+    ),
+    Case(
+        "svc-lb-alibaba-intranet",
+        SERVICE,
+        annotated({"service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type": "intranet"}),
+    ),
+    Case(
+        "svc-lb-internet-facing-scheme",
+        SERVICE,
+        annotated({"service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing"}),
+        {NO_PUBLIC_IP: M},
+    ),
+    Case(
+        "svc-external-ips",
+        SERVICE,
+        {"spec": {"type": "ClusterIP", "externalIPs": ["203.0.113.1"]}},
+        {NO_PUBLIC_IP: M},
+    ),
+    # kms-key-rotation
+    Case("aws-key-90", AWS_KMS),
+    Case("aws-key-rotation-string", AWS_KMS, {"enableKeyRotation": "true"}),
+    Case("aws-key-no-rotation", AWS_KMS, {"enableKeyRotation": False}, {KMS: M}),
+    Case("aws-key-period-unset", AWS_KMS, {"rotationPeriodInDays": None}, {KMS: M}),
+    Case("aws-key-period-365", AWS_KMS, {"rotationPeriodInDays": 365}, {KMS: M}),
+    Case("aws-key-rotation-unknown", AWS_KMS, {"enableKeyRotation": UNKNOWN}, {KMS: M}),
+    Case(
+        "aws-key-asymmetric",
+        AWS_KMS,
+        {
+            "customerMasterKeySpec": "RSA_2048",
+            "keyUsage": "SIGN_VERIFY",
+            "enableKeyRotation": None,
+            "rotationPeriodInDays": None,
+        },
+    ),
+    Case(
+        "aws-key-hmac",
+        AWS_KMS,
+        {"customerMasterKeySpec": "HMAC_256", "keyUsage": "GENERATE_VERIFY_MAC", "enableKeyRotation": None},
+    ),
+    Case(
+        "aws-key-explicit-symmetric",
+        AWS_KMS,
+        {
+            "customerMasterKeySpec": "symmetric_default",
+            "keyUsage": "ENCRYPT_DECRYPT",
+            "enableKeyRotation": None,
+        },
+        {KMS: M},
+    ),
+    Case("ali-key-seconds", ALI_KMS),
+    Case("ali-key-days", ALI_KMS, {"rotationInterval": "90d", "automaticRotation": "enabled"}),
+    Case("ali-key-disabled", ALI_KMS, {"automaticRotation": "Disabled"}, {KMS: M}),
+    Case("ali-key-365d", ALI_KMS, {"rotationInterval": "365d"}, {KMS: M}),
+    Case("ali-key-interval-unset", ALI_KMS, {"rotationInterval": None}, {KMS: M}),
+    # encryption-at-rest (per resource)
+    Case("ebs-encrypted", "aws:ebs/volume:Volume"),
+    Case("ebs-plain", "aws:ebs/volume:Volume", {"encrypted": False}, {ENCRYPTION: M}),
+    Case("ebs-unset", "aws:ebs/volume:Volume", {"encrypted": None}, {ENCRYPTION: M}),
+    Case(
+        "lt-second-mapping-plain",
+        LAUNCH_TEMPLATE,
+        {
+            "blockDeviceMappings": [
+                {"deviceName": "/dev/xvda", "ebs": {"encrypted": "true"}},
+                {"deviceName": "/dev/xvdb", "ebs": {"encrypted": "false"}},
+            ]
+        },
+        {ENCRYPTION: M},
+    ),
+    Case(
+        "lt-instance-store-mapping",
+        LAUNCH_TEMPLATE,
+        {"blockDeviceMappings": [{"deviceName": "/dev/sdb", "virtualName": "ephemeral0"}]},
+    ),
+    Case("instance-no-root-device", INSTANCE, {"rootBlockDevice": None}, {ENCRYPTION: M}),
+    Case(
+        "instance-second-ebs-plain",
+        INSTANCE,
+        {"ebsBlockDevices": [{"encrypted": True}, {"encrypted": False}]},
+        {ENCRYPTION: M},
+    ),
+    Case("eks-no-encryption", EKS, {"encryptionConfig": None}, {ENCRYPTION: M}),
+    Case(
+        "eks-encrypts-configmaps",
+        EKS,
+        {"encryptionConfig": {"resources": ["configmaps"], "provider": {"keyArn": "arn:k"}}},
+        {ENCRYPTION: M},
+    ),
+    Case("eks-no-key", EKS, {"encryptionConfig": {"resources": ["secrets"], "provider": {}}}, {ENCRYPTION: M}),
+    Case("ali-disk-encrypted", "alicloud:ecs/disk:Disk"),
+    Case("ali-disk-plain", "alicloud:ecs/disk:Disk", {"encrypted": False}, {ENCRYPTION: M}),
+    Case("ali-ecs-disk-encrypted", "alicloud:ecs/ecsDisk:EcsDisk"),
+    Case("ali-ecs-disk-plain", "alicloud:ecs/ecsDisk:EcsDisk", {"encrypted": None}, {ENCRYPTION: M}),
+    Case("pool-system-disk-plain", NODE_POOL, {"systemDiskEncrypted": False}, {ENCRYPTION: M}),
+    Case(
+        "pool-second-data-disk-plain",
+        NODE_POOL,
+        {"dataDisks": [{"encrypted": "true"}, {"encrypted": "false"}]},
+        {ENCRYPTION: M},
+    ),
+    # tls-1-3
+    Case("https-tls13", LB_LISTENER),
+    Case(
+        "https-lowercase-fips",
+        LB_LISTENER,
+        {"protocol": "https", "sslPolicy": "ELBSecurityPolicy-TLS13-1-3-FIPS-2023-04"},
+    ),
+    Case("https-old-policy", LB_LISTENER, {"sslPolicy": "ELBSecurityPolicy-2016-08"}, {TLS: M}),
+    Case("tls-no-policy", ALB_LISTENER, {"protocol": "TLS", "sslPolicy": None}, {TLS: M}),
+    Case("http-redirect", ALB_LISTENER),
+    Case("http-forward", ALB_LISTENER, {"defaultActions": [FORWARD]}, {TLS: M}),
+    Case(
+        "http-redirect-then-forward",
+        LB_LISTENER,
+        {"protocol": "HTTP", "sslPolicy": None, "defaultActions": [REDIRECT, FORWARD]},
+        {TLS: M},
+    ),
+    Case(
+        "no-protocol-forward",
+        LB_LISTENER,
+        {"protocol": None, "sslPolicy": None, "defaultActions": [FORWARD]},
+        {TLS: M},
+    ),
+    Case("http-no-actions", ALB_LISTENER, {"defaultActions": []}, {TLS: M}),
+    Case("tcp-listener", LB_LISTENER, {"protocol": "TCP", "sslPolicy": None, "defaultActions": [FORWARD]}),
+    # rbac-least-privilege
+    Case("role-scoped", RBAC_V1 + "Role"),
+    Case(
+        "clusterrole-second-rule-star",
+        RBAC_V1 + "ClusterRole",
+        {
+            "rules": [
+                {"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]},
+                {"apiGroups": ["apps"], "resources": ["*"], "verbs": ["get"]},
+            ]
+        },
+        {RBAC: M},
+    ),
+    Case(
+        "role-star-api-group",
+        RBAC_V1 + "Role",
+        {"rules": [{"apiGroups": ["*"], "resources": ["pods"], "verbs": ["get"]}]},
+        {RBAC: M},
+    ),
+    Case(
+        "role-escalate",
+        RBAC_V1 + "Role",
+        {"rules": [{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"], "verbs": ["Escalate"]}]},
+        {RBAC: M},
+    ),
+    Case("clusterrole-scoped", RBAC_V1 + "ClusterRole"),
+    Case("binding-scoped", RBAC_V1 + "RoleBinding"),
+    Case(
+        "binding-cluster-admin",
+        RBAC_V1 + "RoleBinding",
+        {"roleRef": {"kind": "ClusterRole", "name": "cluster-admin"}},
+        {RBAC: M},
+    ),
+    Case("clusterbinding-scoped", RBAC_V1 + "ClusterRoleBinding"),
+    Case(
+        "clusterbinding-authenticated",
+        RBAC_V1 + "ClusterRoleBinding",
+        {
+            "subjects": [
+                {"kind": "Group", "name": "gpu-admins"},
+                {"kind": "Group", "name": "system:authenticated"},
+            ]
+        },
+        {RBAC: M},
+    ),
+    Case("iam-policy-read", "aws:iam/policy:Policy"),
+    Case("iam-policy-admin", "aws:iam/policy:Policy", {"policy": ADMIN}, {RBAC: M}),
+    Case("iam-policy-admin-secret", "aws:iam/policy:Policy", {"policy": Secret(ADMIN)}, {RBAC: M}),
+    Case("iam-policy-unknown", "aws:iam/policy:Policy", {"policy": UNKNOWN}, {RBAC: M}),
+    Case(
+        "iam-policy-deny-star",
+        "aws:iam/policy:Policy",
+        {"policy": iam_document({"Effect": "Deny", "Action": "*", "Resource": "*"})},
+    ),
+    Case(
+        "iam-policy-lowercase-allow",
+        "aws:iam/policy:Policy",
+        {"policy": iam_document({"Effect": "allow", "Action": "s3:*", "Resource": "*"})},
+        {RBAC: M},
+    ),
+    Case(
+        "iam-policy-service-star-scoped",
+        "aws:iam/policy:Policy",
+        {"policy": iam_document({"Effect": "Allow", "Action": "s3:*", "Resource": "arn:aws:s3:::ckpt/*"})},
+    ),
+    Case("role-policy-read", "aws:iam/rolePolicy:RolePolicy"),
+    Case("role-policy-service-admin", "aws:iam/rolePolicy:RolePolicy", {"policy": SERVICE_ADMIN}, {RBAC: M}),
+    Case("user-policy-read", "aws:iam/userPolicy:UserPolicy"),
+    Case("user-policy-admin", "aws:iam/userPolicy:UserPolicy", {"policy": ADMIN}, {RBAC: M}),
+    Case("group-policy-read", "aws:iam/groupPolicy:GroupPolicy"),
+    Case("group-policy-admin", "aws:iam/groupPolicy:GroupPolicy", {"policy": ADMIN}, {RBAC: M}),
+    Case("role-attach-readonly", "aws:iam/rolePolicyAttachment:RolePolicyAttachment"),
+    Case(
+        "role-attach-admin",
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+        {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
+        {RBAC: M},
+    ),
+    Case("user-attach-readonly", "aws:iam/userPolicyAttachment:UserPolicyAttachment"),
+    Case(
+        "user-attach-admin",
+        "aws:iam/userPolicyAttachment:UserPolicyAttachment",
+        {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
+        {RBAC: M},
+    ),
+    Case("group-attach-readonly", "aws:iam/groupPolicyAttachment:GroupPolicyAttachment"),
+    Case(
+        "group-attach-admin",
+        "aws:iam/groupPolicyAttachment:GroupPolicyAttachment",
+        {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
+        {RBAC: M},
+    ),
+    Case("ram-read", "alicloud:ram/policy:Policy"),
+    Case(
+        "ram-service-admin",
+        "alicloud:ram/policy:Policy",
+        {"policyDocument": iam_document({"Effect": "Allow", "Action": ["ecs:*"], "Resource": ["*"]})},
+        {RBAC: M},
+    ),
+    # gpu-node-isolation
+    Case("ng-gpu-tainted", NODE_GROUP),
+    Case("ng-gpu-ami-untainted", NODE_GROUP, {"instanceTypes": None, "taints": None}, {GPU: M}),
+    Case("ng-nvidia-ami-untainted", NODE_GROUP, {"amiType": "AL2023_x86_64_NVIDIA", "taints": None}, {GPU: M}),
+    Case(
+        "ng-g5-second-type-untainted",
+        NODE_GROUP,
+        {"amiType": "AL2_x86_64", "instanceTypes": ["m5.xlarge", "g5.12xlarge"], "taints": None},
+        {GPU: M},
+    ),
+    Case(
+        "ng-p6-prefer-no-schedule",
+        NODE_GROUP,
+        {
+            "amiType": "AL2023_x86_64_STANDARD",
+            "instanceTypes": ["p6-b200.48xlarge"],
+            "taints": [{**GPU_TAINT_AWS, "effect": "PREFER_NO_SCHEDULE"}],
+        },
+        {GPU: M},
+    ),
+    Case("ng-gpu-no-execute", NODE_GROUP, {"taints": [{**GPU_TAINT_AWS, "effect": "NO_EXECUTE"}]}),
+    Case(
+        "ng-cpu-untainted",
+        NODE_GROUP,
+        {"amiType": "AL2_x86_64", "instanceTypes": ["m5.large"], "taints": None},
+    ),
+    Case("pool-gpu-untainted", NODE_POOL, {"taints": None}, {GPU: M}),
+    Case(
+        "pool-ebmgn-wrong-key",
+        NODE_POOL,
+        {"instanceTypes": ["ecs.ebmgn7e.32xlarge"], "taints": [{"key": "gpu", "effect": "NoSchedule"}]},
+        {GPU: M},
+    ),
+    Case("pool-cpu-untainted", NODE_POOL, {"instanceTypes": ["ecs.g7.2xlarge"], "taints": None}),
+    Case("pool-gpu-no-execute", NODE_POOL, {"taints": [{"key": "nvidia.com/gpu", "effect": "noexecute"}]}),
+    # protect-stateful (advisory in dev)
+    Case("aws-key-unprotected", AWS_KMS, protect=False, expected={PROTECT: A}),
+    Case("aws-key-short-window", AWS_KMS, {"deletionWindowInDays": 7}, {PROTECT: A}),
+    Case("aws-key-window-default", AWS_KMS, {"deletionWindowInDays": None}),
+    Case("ali-key-unprotected", ALI_KMS, protect=False, expected={PROTECT: A}),
+    Case("ali-key-window-unset", ALI_KMS, {"pendingWindowInDays": None}, {PROTECT: A}),
+    Case("oss-unprotected", "alicloud:oss/bucket:Bucket", protect=False, expected={PROTECT: A}),
+    Case("oss-protected", "alicloud:oss/bucket:Bucket"),
+    # required-tags (advisory)
+    Case(
+        "volume-missing-owner",
+        "aws:ebs/volume:Volume",
+        {"tags": {"environment": "dev", "cost-center": "x"}},
+        {TAGS: A},
+    ),
+    Case("ali-disk-untagged", "alicloud:ecs/disk:Disk", {"tags": None}, {TAGS: A}),
+    Case("tags-unknown", "aws:ebs/volume:Volume", {"tags": UNKNOWN}, {TAGS: A}),
+    Case(
+        "tag-value-unknown",
+        "aws:ebs/volume:Volume",
+        {"tags": {"environment": UNKNOWN, "owner": "o", "cost-center": "c"}},
+    ),
+]
+
+UNDECIDED = {"instance-public-ip-unknown", "aws-key-rotation-unknown", "iam-policy-unknown", "tags-unknown"}
+
+
+def build(case: Case) -> Any:
+    protect = case.type in STATEFUL if case.protect is None else case.protect
+    return resource(STACK, case.type, case.name, case.props(), protect=protect)
+
+
+@pytest.fixture(scope="module")
+def report(pack_dir: Path) -> PolicyReport:
+    resources = [stack_resource(STACK), *(build(case) for case in CASES)]
+    return run_policy_pack(pack_dir, resources, project="gpu-cloud", stack=STACK)
+
+
+def reported(report: PolicyReport, urn: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for violation in report.violations:
+        if violation.urn == urn:
+            assert found.get(violation.policy, violation.level) == violation.level
+            found[violation.policy] = violation.level
+    return found
+
+
+def test_case_names_are_unique() -> None:
+    assert len({case.name for case in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_reports_exactly_the_expected_violations(report: PolicyReport, case: Case) -> None:
+    assert reported(report, build(case).urn) == case.expected
+
+
+@pytest.mark.parametrize("name", sorted(UNDECIDED))
+def test_unknown_value_is_reported_as_undecided(report: PolicyReport, name: str) -> None:
+    urn = build(next(case for case in CASES if case.name == name)).urn
+    messages = [v.message for v in report.violations if v.urn == urn]
+    assert messages and all("could not decide" in m and "unknown during preview" in m for m in messages)
+
+
+def test_violations_name_the_resource(report: PolicyReport) -> None:
+    violation = next(v for v in report.violations if v.name == "eip-association")
+    assert (violation.type, violation.policy) == ("aws:ec2/eipAssociation:EipAssociation", NO_PUBLIC_IP)
+
+
+def test_pack_logs_nothing_on_a_clean_run(report: PolicyReport) -> None:
+    assert report.messages == ()
