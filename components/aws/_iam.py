@@ -82,6 +82,6 @@ def principal_trust(principals: Sequence[str]) -> str:
     return document({"Effect": "Allow", "Principal": {"AWS": list(principals)}, "Action": "sts:AssumeRole"})
 
 
-def managed_policy_arn(partition: str, name: str) -> str:
-    """The ARN of the AWS managed policy ``name`` in ``partition``."""
-    return f"arn:{partition}:iam::aws:policy/{name}"
+def managed_policy_arn(account: pulumi.Output[Account], name: str) -> pulumi.Output[str]:
+    """The ARN of the AWS managed policy ``name`` in the account's partition."""
+    return account.apply(lambda a: f"arn:{a.partition}:iam::aws:policy/{name}")
