@@ -1,0 +1,222 @@
+"""GpuNodePool: a tainted, IMDSv2-only, private, encrypted GPU node group; EFA training with placement."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from components.aws.node_pool import GpuNodePool, GpuNodePoolArgs
+from components.spec import ConfigError, GpuNodePoolSpec
+from tests.aws.helpers import assert_policies_lint_clean, named, of_type, run, type_counts
+from tests.aws.nodes import KEY_ARN, TARGET
+
+INFERENCE = {
+    "name": "infer",
+    "purpose": "inference",
+    "instanceTypes": ["g5.xlarge"],
+    "minSize": 0,
+    "desiredSize": 1,
+    "maxSize": 4,
+}
+TRAINING = {
+    "name": "train",
+    "purpose": "training",
+    "instanceTypes": ["p5.48xlarge"],
+    "minSize": 0,
+    "desiredSize": 0,
+    "maxSize": 4,
+    "efa": True,
+    "placementGroup": True,
+    "zones": ["us-east-1a"],
+}
+
+
+def _pool(fields: dict[str, Any], **overrides: Any) -> None:
+    spec = GpuNodePoolSpec.model_validate({**fields, **overrides})
+    GpuNodePool("pool", GpuNodePoolArgs(spec=spec, target=TARGET))
+
+
+def test_inference_children() -> None:
+    plan = run(lambda: _pool(INFERENCE))
+    assert type_counts(plan) == {
+        "aws:iam/role:Role": 1,
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 3,
+        "aws:ec2/launchTemplate:LaunchTemplate": 1,
+        "aws:eks/nodeGroup:NodeGroup": 1,
+    }
+    assert named(plan, "pool").type == "gpucloud:aws:GpuNodePool"
+    assert all(r.parent == named(plan, "pool").urn for r in plan.resources if r.custom)
+
+
+def test_training_on_efa_adds_a_cluster_placement_group() -> None:
+    plan = run(lambda: _pool(TRAINING))
+    (group,) = of_type(plan, "aws:ec2/placementGroup:PlacementGroup")
+    assert group.name == "pool-nodes-pg"
+    assert group.inputs["strategy"] == "cluster"
+    assert named(plan, "pool-nodes-lt").property_dependencies["placement"] == (group.urn,)
+
+
+def test_node_role_has_only_the_node_policies() -> None:
+    plan = run(lambda: _pool(INFERENCE))
+    assert sorted(
+        r.inputs["policyArn"] for r in of_type(plan, "aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+    ) == [
+        "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
+        "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+        "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+    ]
+
+
+def test_a_given_node_role_is_used_instead_of_creating_one() -> None:
+    role = "arn:aws:iam::123456789012:role/gpu-nodes"
+
+    def program() -> None:
+        GpuNodePool(
+            "pool", GpuNodePoolArgs(spec=GpuNodePoolSpec.model_validate(INFERENCE), target=TARGET, node_role_arn=role)
+        )
+
+    plan = run(program)
+    assert of_type(plan, "aws:iam/role:Role") == []
+    assert named(plan, "pool-nodes").inputs["nodeRoleArn"] == role
+
+
+def test_launch_template_requires_imdsv2_with_one_hop() -> None:
+    assert named(run(lambda: _pool(INFERENCE)), "pool-nodes-lt").inputs["metadataOptions"] == {
+        "httpEndpoint": "enabled",
+        "httpPutResponseHopLimit": 1,
+        "httpTokens": "required",
+    }
+
+
+def test_no_interface_gets_a_public_ip() -> None:
+    interfaces = named(run(lambda: _pool(INFERENCE)), "pool-nodes-lt").inputs["networkInterfaces"]
+    assert interfaces == [
+        {
+            "associatePublicIpAddress": "false",
+            "deleteOnTermination": "true",
+            "deviceIndex": 0,
+            "securityGroups": ["sg-cluster"],
+        }
+    ]
+
+
+def test_root_volume_is_gp3_encrypted_with_the_key() -> None:
+    assert named(run(lambda: _pool(INFERENCE)), "pool-nodes-lt").inputs["blockDeviceMappings"] == [
+        {
+            "deviceName": "/dev/xvda",
+            "ebs": {
+                "deleteOnTermination": "true",
+                "encrypted": "true",
+                "kmsKeyId": KEY_ARN,
+                "volumeSize": 200,
+                "volumeType": "gp3",
+            },
+        }
+    ]
+
+
+def test_bottlerocket_keeps_images_on_an_encrypted_data_volume() -> None:
+    plan = run(
+        lambda: _pool(INFERENCE, awsAmiType="BOTTLEROCKET_x86_64_NVIDIA", awsAmiReleaseVersion="1.41.0-a1b2c3d4")
+    )
+    volumes = named(plan, "pool-nodes-lt").inputs["blockDeviceMappings"]
+    assert [(v["deviceName"], v["ebs"].get("volumeSize"), v["ebs"]["encrypted"]) for v in volumes] == [
+        ("/dev/xvda", None, "true"),
+        ("/dev/xvdb", 200, "true"),
+    ]
+    assert named(plan, "pool-nodes").inputs["amiType"] == "BOTTLEROCKET_x86_64_NVIDIA"
+
+
+def test_efa_training_attaches_every_efa_interface_of_the_type() -> None:
+    interfaces = named(run(lambda: _pool(TRAINING)), "pool-nodes-lt").inputs["networkInterfaces"]
+    assert len(interfaces) == 32
+    assert [(i["networkCardIndex"], i["deviceIndex"]) for i in interfaces[:3]] == [(0, 0), (1, 1), (2, 1)]
+    assert {i["interfaceType"] for i in interfaces} == {"efa"}
+    assert {i["associatePublicIpAddress"] for i in interfaces} == {"false"}
+
+
+def test_node_group_is_tainted_labelled_and_pinned() -> None:
+    inputs = named(run(lambda: _pool(INFERENCE, labels={"team": "vision"})), "pool-nodes").inputs
+    assert inputs["taints"] == [{"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "true"}]
+    assert inputs["labels"] == {
+        "gpucloud.io/capacity": "on-demand",
+        "gpucloud.io/gpu-class": "nvidia-a10g",
+        "gpucloud.io/pool": "infer",
+        "gpucloud.io/purpose": "inference",
+        "team": "vision",
+    }
+    assert inputs["amiType"] == "AL2023_x86_64_NVIDIA"
+    assert inputs["version"] == "1.31"
+    assert inputs["releaseVersion"] == "1.31.7-20250620"
+    assert inputs["capacityType"] == "ON_DEMAND"
+    assert inputs["nodeGroupName"] == "infer"
+    assert inputs["clusterName"] == "gpu"
+
+
+def test_node_group_updates_one_node_at_a_time_and_repairs_nodes() -> None:
+    inputs = named(run(lambda: _pool(INFERENCE)), "pool-nodes").inputs
+    assert inputs["updateConfig"] == {"maxUnavailable": 1}
+    assert inputs["nodeRepairConfig"] == {"enabled": True}
+    assert inputs["scalingConfig"] == {"desiredSize": 1, "maxSize": 4, "minSize": 0}
+
+
+def test_autoscaler_owns_the_desired_size() -> None:
+    assert named(run(lambda: _pool(INFERENCE)), "pool-nodes").ignore_changes == ("scalingConfig.desiredSize",)
+
+
+def test_autoscaler_discovery_and_node_template_tags() -> None:
+    tags = named(run(lambda: _pool(TRAINING)), "pool-nodes").inputs["tags"]
+    prefix = "k8s.io/cluster-autoscaler"
+    assert tags[f"{prefix}/enabled"] == "true"
+    assert tags[f"{prefix}/gpu"] == "owned"
+    assert tags[f"{prefix}/node-template/resources/nvidia.com/gpu"] == "8"
+    assert tags[f"{prefix}/node-template/resources/vpc.amazonaws.com/efa"] == "32"
+    assert tags[f"{prefix}/node-template/label/gpucloud.io/pool"] == "train"
+    assert tags[f"{prefix}/node-template/taint/nvidia.com/gpu"] == "true:NoSchedule"
+
+
+def test_inference_spreads_over_every_zone_and_efa_training_uses_one() -> None:
+    assert named(run(lambda: _pool(INFERENCE)), "pool-nodes").inputs["subnetIds"] == ["subnet-a", "subnet-b"]
+    assert named(run(lambda: _pool(TRAINING)), "pool-nodes").inputs["subnetIds"] == ["subnet-a"]
+
+
+def test_trust_policy_lints_clean() -> None:
+    assert assert_policies_lint_clean(run(lambda: _pool(INFERENCE))) == 1
+
+
+def test_efa_on_a_type_without_it_is_rejected_before_registering() -> None:
+    errors: list[str] = []
+
+    def program() -> None:
+        with pytest.raises(ConfigError) as err:
+            _pool(TRAINING, instanceTypes=["g5.xlarge"])
+        errors.append(str(err.value))
+
+    plan = run(program)
+    assert errors == ["instanceTypes.0: does not support EFA (efa is true) (got g5.xlarge)"]
+    assert len(plan.resources) == 1
+
+
+def test_unknown_instance_type_is_rejected() -> None:
+    with pytest.raises(
+        ConfigError, match=r"^instanceTypes\.0: not a GPU instance type of the aws catalog \(got m5\.large\)$"
+    ):
+        _pool(INFERENCE, instanceTypes=["m5.large"])
+
+
+def test_zone_without_subnet_is_rejected() -> None:
+    with pytest.raises(ConfigError, match=r"^zones: no private subnet in that zone \(got us-east-1c\)$"):
+        _pool(INFERENCE, zones=["us-east-1c"])
+
+
+def test_bottlerocket_without_a_pinned_release_is_rejected() -> None:
+    with pytest.raises(
+        ConfigError, match=r"^awsAmiReleaseVersion: Bottlerocket pools must pin their AMI release \(got null\)$"
+    ):
+        _pool(INFERENCE, awsAmiType="BOTTLEROCKET_x86_64_NVIDIA")
+
+
+def test_placement_group_over_two_zones_is_rejected() -> None:
+    with pytest.raises(ConfigError, match=r"^zones: a cluster placement group lives in exactly one zone"):
+        _pool({**TRAINING, "efa": False, "instanceTypes": ["p4d.24xlarge"], "zones": ["us-east-1a", "us-east-1b"]})
