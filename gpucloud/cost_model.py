@@ -139,44 +139,44 @@ class _Unread(Exception):
     """A value the estimate needs is unknown or malformed; the message says which and why."""
 
 
-def _object(props: Props, key: str) -> Props:
+def _value(props: Props, key: str, path: str) -> Any:
+    """The value at ``key`` (None when absent); an unknown value raises ``_Unread``."""
     value = props.get(key)
+    if is_unknown(value):
+        raise _Unread(f"{path} is unknown until deployment")
+    return value
+
+
+def _object(props: Props, key: str) -> Props:
+    value = _value(props, key, key)
     if value is None:
         return {}
     if isinstance(value, Mapping):
         return value
-    raise _Unread(f"{key} is unknown until deployment" if is_unknown(value) else f"{key} is not an object")
+    raise _Unread(f"{key} is not an object")
 
 
 def _text(props: Props, key: str, path: str) -> str | None:
-    value = props.get(key)
-    if value is None:
-        return None
-    if is_unknown(value):
-        raise _Unread(f"{path} is unknown until deployment")
-    if not isinstance(value, str):
-        raise _Unread(f"{path} is not a string (got {value!r})")
-    return value
+    value = _value(props, key, path)
+    if value is None or isinstance(value, str):
+        return value
+    raise _Unread(f"{path} is not a string (got {value!r})")
 
 
 def _flag(props: Props, key: str, path: str) -> bool | None:
-    value = props.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool):
+    value = _value(props, key, path)
+    if value is None or isinstance(value, bool):
         return value
     if value in ("true", "false"):
         return bool(value == "true")
-    raise _Unread(f"{path} is unknown until deployment" if is_unknown(value) else f"{path} is not a boolean")
+    raise _Unread(f"{path} is not a boolean (got {value!r})")
 
 
 def _count(props: Props, key: str, path: str) -> int | None:
     """A node count: an int, an integral float (policy wire form) or a digit string (``desiredSize``)."""
-    value = props.get(key)
+    value = _value(props, key, path)
     if value is None:
         return None
-    if is_unknown(value):
-        raise _Unread(f"{path} is unknown until deployment")
     if isinstance(value, str) and value.strip().isdigit():
         return int(value)
     if isinstance(value, int | float) and not isinstance(value, bool) and value == int(value) and value >= 0:
