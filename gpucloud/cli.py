@@ -1,7 +1,9 @@
 """The ``gpucloud`` command.
 
-``gpucloud plan [STACK] [--dir DIR] [--json] [--policy-config FILE] [--no-policy] [--graph FILE]``
-runs a Pulumi Python program offline, checks it with the policy pack and reports.
+``gpucloud plan [STACK] [--dir DIR] [--json] [--policy-config FILE] [--no-policy] [--graph FILE] [--prices FILE]``
+runs a Pulumi Python program offline, checks it with the policy pack and reports, with its cost.
+``gpucloud cost [STACK] [--dir DIR] [--json] [--prices FILE]`` runs it the same way and reports only the
+cost (no policies).
 
 Exit status: 0 no mandatory violation; 1 at least one mandatory violation; 2 the config or program
 is invalid.
@@ -10,14 +12,18 @@ is invalid.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import policies
+from gpucloud.cost import CostEstimate, estimate
+from gpucloud.cost_report import cost_lines
 from gpucloud.engine import Plan, run_program
 from gpucloud.model import PlanError, Violation
 from gpucloud.policy import load_policy_config, run_policy_pack
+from gpucloud.price_book import PriceBook, load_overrides
 from gpucloud.project import STACK_OUTPUTS_FILE, StackSettings, load_project, load_stack, load_stack_outputs
 from gpucloud.report import to_dot, to_human, to_json_document
 
@@ -40,11 +46,17 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--policy-config", type=Path, help="policy config JSON (as pulumi --policy-pack-config)")
     plan.add_argument("--no-policy", action="store_true", help="do not run the policy pack")
     plan.add_argument("--graph", type=Path, help="also write the resource graph as Graphviz DOT to FILE")
-    plan.add_argument(
-        "--stack-outputs",
-        type=Path,
-        help=f"canned outputs of referenced stacks (default: stacks' {STACK_OUTPUTS_FILE})",
-    )
+    cost = commands.add_parser("cost", help="run a program offline and report only what it costs per month")
+    cost.add_argument("stack", nargs="?", default="dev", help="stack name (default: dev)")
+    cost.add_argument("--dir", type=Path, default=Path.cwd(), help="Pulumi project folder (default: .)")
+    cost.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
+    for command in (plan, cost):
+        command.add_argument("--prices", type=Path, help="price overrides, JSON or YAML (negotiated rates)")
+        command.add_argument(
+            "--stack-outputs",
+            type=Path,
+            help=f"canned outputs of referenced stacks (default: stacks' {STACK_OUTPUTS_FILE})",
+        )
     return parser
 
 
@@ -63,25 +75,42 @@ def check_policies(plan: Plan, stack: StackSettings, policy_config: Path | None)
     return report.violations
 
 
-def _plan(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> tuple[Plan, StackSettings, CostEstimate]:
+    """Run the program and estimate its cost; the price file is read first, so that a bad one fails fast."""
+    book = PriceBook(None if args.prices is None else load_overrides(args.prices))
     project = load_project(args.dir)
     stack = load_stack(project, args.stack)
     plan = run_program(project, stack, load_stack_outputs(project, args.stack_outputs))
+    return plan, stack, estimate(plan, stack.config, book)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    plan, stack, cost = _run(args)
     violations = () if args.no_policy else check_policies(plan, stack, args.policy_config)
     if args.graph is not None:
         args.graph.write_text(to_dot(plan), encoding="utf-8")
     if args.json:
-        sys.stdout.write(to_json_document(plan, violations, cost={}))
+        sys.stdout.write(to_json_document(plan, violations, cost=cost.to_json()))
     else:
-        sys.stdout.write(to_human(plan, violations, policies_ran=not args.no_policy))
+        sys.stdout.write(to_human(plan, violations, policies_ran=not args.no_policy, cost=cost))
     return EXIT_VIOLATIONS if any(v.level == "mandatory" for v in violations) else EXIT_OK
+
+
+def _cost(args: argparse.Namespace) -> int:
+    plan, _, cost = _run(args)
+    if args.json:
+        document = {"project": plan.project, "stack": plan.stack, "cost": cost.to_json()}
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write("\n".join([f"Cost of {plan.project}/{plan.stack}", "", *cost_lines(cost)]) + "\n")
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        return _plan(args)
+        return _cost(args) if args.command == "cost" else _plan(args)
     except PlanError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_INVALID

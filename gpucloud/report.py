@@ -7,6 +7,8 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gpucloud.cost import CostEstimate
+from gpucloud.cost_report import cost_lines
 from gpucloud.engine import Plan
 from gpucloud.model import RecordedResource, Violation
 
@@ -95,8 +97,8 @@ def _flags(r: RecordedResource) -> str:
     return f"  [{'; '.join(flags)}]" if flags else ""
 
 
-def to_human(plan: Plan, violations: Sequence[Violation], policies_ran: bool) -> str:
-    """A preview-like tree, counts per type, and the violations grouped by policy."""
+def to_human(plan: Plan, violations: Sequence[Violation], policies_ran: bool, cost: CostEstimate | None = None) -> str:
+    """A preview-like tree, counts per type, the violations grouped by policy, and the cost table."""
     lines = [f"Plan of {plan.project}/{plan.stack} (offline preview: no cloud account, no Pulumi CLI)", ""]
     rows = [(prefix + r.type, r) for prefix, r in _tree(plan.resources)]
     width = max((len(label) for label, _ in rows), default=0) + 2
@@ -111,6 +113,8 @@ def to_human(plan: Plan, violations: Sequence[Violation], policies_ran: bool) ->
     if plan.warnings:
         lines += ["", "Warnings:"] + [f"  - {w}" for w in plan.warnings]
     lines += ["", *_violation_lines(violations, policies_ran)]
+    if cost is not None:
+        lines += ["", *cost_lines(cost)]
     return "\n".join(lines) + "\n"
 
 
