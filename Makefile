@@ -28,6 +28,8 @@ plan-all: $(VENV)/.installed
 		echo "gpucloud plan $$stack"; \
 		out=$$($(BIN)/gpucloud plan $$stack 2>&1) || { echo "$$out"; exit 1; }; \
 	done
+	@echo "gpucloud plan shared --dir bootstrap"
+	@out=$$($(BIN)/gpucloud plan shared --dir bootstrap 2>&1) || { echo "$$out"; exit 1; }
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \

@@ -1,0 +1,53 @@
+"""The bootstrap program: a protected state bucket and a rotating key for the awskms:// secrets provider."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from gpucloud.cli import POLICY_PACK
+from gpucloud.engine import Plan, run_program
+from gpucloud.policy import run_policy_pack
+from gpucloud.project import load_project, load_stack
+
+BOOTSTRAP = Path(__file__).resolve().parent.parent / "bootstrap"
+
+
+@pytest.fixture(scope="module")
+def plan() -> Plan:
+    project = load_project(BOOTSTRAP)
+    return run_program(project, load_stack(project, "shared"))
+
+
+def test_it_creates_a_key_and_a_private_bucket(plan: Plan) -> None:
+    assert Counter(r.type for r in plan.resources if r.custom) == {
+        "pulumi:providers:aws": 1,
+        "aws:kms/key:Key": 1,
+        "aws:kms/alias:Alias": 1,
+        "aws:s3/bucket:Bucket": 1,
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": 1,
+        "aws:s3/bucketOwnershipControls:BucketOwnershipControls": 1,
+        "aws:s3/bucketPolicy:BucketPolicy": 1,
+        "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": 1,
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": 1,
+        "aws:s3/bucketVersioning:BucketVersioning": 1,
+    }
+
+
+def test_the_key_rotates_every_90_days_and_both_are_protected(plan: Plan) -> None:
+    [key] = [r for r in plan.resources if r.type == "aws:kms/key:Key"]
+    [bucket] = [r for r in plan.resources if r.type == "aws:s3/bucket:Bucket"]
+    assert (key.inputs["enableKeyRotation"], key.inputs["rotationPeriodInDays"]) == (True, 90)
+    assert (key.protect, key.retain_on_delete, bucket.protect, bucket.retain_on_delete) == (True, True, True, True)
+
+
+def test_outputs_name_the_backend_and_the_secrets_provider(plan: Plan) -> None:
+    assert plan.outputs["backendUrl"] == "s3://gpucloud-state-123456789012-us-east-1"
+    assert plan.outputs["secretsProvider"] == "awskms://alias/gpucloud-pulumi-state?region=us-east-1"
+
+
+def test_the_policy_pack_finds_nothing(plan: Plan) -> None:
+    report = run_policy_pack(POLICY_PACK, plan.resources, project=plan.project, stack=plan.stack)
+    assert report.violations == ()
