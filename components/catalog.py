@@ -30,7 +30,9 @@ __all__ = [
     "instance_types",
     "lookup",
     "price_of",
+    "prices",
     "spot_discount",
+    "spot_discounts",
 ]
 
 _FACTS_FILE: Final = "catalog_data.json"
@@ -199,6 +201,16 @@ def price_of(cloud: Cloud, region: str, name: str) -> OnDemandPrice | None:
 def spot_discount(cloud: Cloud, family: str) -> SpotDiscount | None:
     """Return the estimated typical spot discount of a family, or None if none was sourced."""
     return _catalog().discounts.get((cloud, family))
+
+
+def prices(cloud: Cloud) -> tuple[OnDemandPrice, ...]:
+    """Return every on-demand price of a cloud, in data-file order."""
+    return tuple(p for (c, _, _), p in _catalog().prices.items() if c == cloud)
+
+
+def spot_discounts(cloud: Cloud) -> tuple[SpotDiscount, ...]:
+    """Return every spot discount estimate of a cloud, in data-file order."""
+    return tuple(d for (c, _), d in _catalog().discounts.items() if c == cloud)
 
 
 @cache

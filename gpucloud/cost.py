@@ -15,10 +15,10 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
 from components import catalog
-from gpucloud import cost_model as cm
 from gpucloud.engine import Plan
 from gpucloud.model import RecordedResource
 from gpucloud.price_book import Discount, Price, PriceBook
+from policies.gpucloud_rules import cost_model as cm
 
 __all__ = ["CostEstimate", "ItemCost", "NotCosted", "PoolCost", "Totals", "amount", "estimate"]
 
@@ -355,19 +355,8 @@ def _region(
 
 
 def _launch_template(r: RecordedResource, by_urn: Mapping[str, RecordedResource]) -> Mapping[str, Any] | None:
-    """The launch template ``r`` refers to: through its property dependency, else by name."""
-    reference = r.inputs.get("launchTemplate")
-    if not isinstance(reference, Mapping):
-        return None
-    for urn in r.property_dependencies.get("launchTemplate", ()):
-        dependency = by_urn.get(urn)
-        if dependency is not None and dependency.type == cm.AWS_LAUNCH_TEMPLATE:
-            return dependency.inputs
-    name = reference.get("name")
-    for candidate in by_urn.values():
-        if candidate.type == cm.AWS_LAUNCH_TEMPLATE and name is not None and candidate.inputs.get("name") == name:
-            return candidate.inputs
-    return None
+    templates = {urn: t.inputs for urn, t in by_urn.items() if t.type == cm.AWS_LAUNCH_TEMPLATE}
+    return cm.launch_template_of(r.inputs, r.property_dependencies.get("launchTemplate", ()), templates)
 
 
 def _pool(r: RecordedResource, capacity: cm.Capacity, region: str | None, book: PriceBook) -> PoolCost | NotCosted:

@@ -7,7 +7,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Final
 
 from gpucloud.cost import CostEstimate, ItemCost, PoolCost, Totals, amount
-from gpucloud.cost_model import HOURS_PER_MONTH
+from policies.gpucloud_rules.cost_model import HOURS_PER_MONTH
 
 __all__ = ["cost_lines"]
 

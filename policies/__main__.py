@@ -1,11 +1,12 @@
 """Assemble the gpu-cloud policy pack. Policies and their rules live in ``gpucloud_rules``.
 
-To add a policy (e.g. the advisory ``gpu-cost-guard``): write ``gpucloud_rules/<name>.py`` defining
+To add a policy: write ``gpucloud_rules/<name>.py`` defining
 ``RULE`` (a `ResourceRule` or `StackRule`) and add it to ``RULES`` below.
 """
 
 from gpucloud_rules import (  # type: ignore[import-not-found]
     encryption_at_rest,
+    gpu_cost_guard,
     gpu_node_isolation,
     kms_key_rotation,
     no_public_ip,
@@ -26,6 +27,7 @@ RULES = [
     gpu_node_isolation.RULE,
     protect_stateful.RULE,
     required_tags.RULE,
+    gpu_cost_guard.RULE,
 ]
 
 PolicyPack(

@@ -7,7 +7,7 @@ from functools import partial
 from .rule import Config, Props, ResourceRule
 from .values import Findings, all_true, any_entry, any_true, as_object, as_text, equals
 
-__all__ = ["RULE", "check", "is_aws_gpu_instance_type"]
+__all__ = ["RULE", "check", "is_aws_gpu_instance_type", "is_gpu_instance_type", "is_gpu_pool"]
 
 AWS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 ALICLOUD_NODE_POOL = "alicloud:cs/nodePool:NodePool"
@@ -31,6 +31,18 @@ def is_aws_gpu_instance_type(instance_type: str) -> bool:
     return family in AWS_GPU_FAMILIES
 
 
+def is_gpu_instance_type(cloud: str, instance_type: str) -> bool:
+    """True for a GPU instance type of ``cloud`` (``aws`` or ``alicloud``)."""
+    if cloud == "aws":
+        return is_aws_gpu_instance_type(instance_type)
+    return instance_type.lower().startswith(ALICLOUD_GPU_PREFIXES)
+
+
+def is_gpu_pool(resource_type: str, props: Props) -> bool:
+    """Whether an EKS node group or ACK node pool runs GPU nodes; raises `Undecided` if that is unknown."""
+    return _aws_gpu(props) if resource_type == AWS_NODE_GROUP else _alicloud_gpu(props)
+
+
 def _aws_gpu(props: Props) -> bool:
     ami = (as_text(props.get("amiType"), "amiType") or "").lower()
     if any(marker in ami for marker in AMI_TYPE_GPU_MARKERS):
@@ -46,7 +58,7 @@ def _alicloud_gpu(props: Props) -> bool:
     return any_entry(
         props.get("instanceTypes"),
         "instanceTypes",
-        lambda p, t: (as_text(t, p) or "").lower().startswith(ALICLOUD_GPU_PREFIXES),
+        lambda p, t: is_gpu_instance_type("alicloud", as_text(t, p) or ""),
     )
 
 
@@ -66,9 +78,8 @@ def check(resource_type: str, props: Props, config: Config, provider: Props) -> 
     aws = resource_type == AWS_NODE_GROUP
     effects = AWS_TAINT_EFFECTS if aws else ALICLOUD_TAINT_EFFECTS
     findings = Findings()
-    is_gpu = _aws_gpu if aws else _alicloud_gpu
     findings.check(
-        lambda: all_true((lambda: is_gpu(props), lambda: not _has_gpu_taint(props, effects))),
+        lambda: all_true((lambda: is_gpu_pool(resource_type, props), lambda: not _has_gpu_taint(props, effects))),
         f"GPU nodes without the {GPU_TAINT_KEY} taint: add a taint with key {GPU_TAINT_KEY} and effect "
         + " or ".join(effects),
     )

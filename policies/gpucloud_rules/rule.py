@@ -75,6 +75,7 @@ class StackResource:
         props: The properties in wire form.
         protect: The protect option.
         property_dependencies: Per property, the URNs its value depends on.
+        provider: The inputs of its provider; for a default provider, its settings from stack config.
     """
 
     urn: str
@@ -82,6 +83,7 @@ class StackResource:
     props: Props
     protect: bool
     property_dependencies: Mapping[str, tuple[str, ...]]
+    provider: Props = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

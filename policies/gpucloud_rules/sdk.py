@@ -29,6 +29,7 @@ from pulumi_policy import (
     EnforcementLevel,
     Policy,
     PolicyConfigSchema,
+    PolicyProviderResource,
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
@@ -77,7 +78,7 @@ def _resource_validation(rule: ResourceRule) -> Any:
         if args.resource_type not in rule.resource_types:
             return
         config = effective_config(rule, args.get_config())
-        provider = _provider_props(args)
+        provider = _provider_props(args.resource_type, args.provider)
         try:
             messages = rule.check(args.resource_type, _plain(args.props), config, provider)
         except Undecided as exc:
@@ -100,6 +101,7 @@ def _stack_validation(rule: StackRule) -> Any:
                 property_dependencies={
                     key: tuple(dep.urn for dep in deps) for key, deps in r.property_dependencies.items()
                 },
+                provider=_provider_props(r.resource_type, r.provider),
             )
             for r in args.resources
             if r.resource_type in rule.resource_types
@@ -148,13 +150,17 @@ def _plain(props: Mapping[str, Any]) -> dict[str, Any]:
     return dict(serialize_properties(props))
 
 
-def _provider_props(args: ResourceValidationArgs) -> dict[str, Any]:
-    """The inputs of the resource's provider; for a default provider, its settings from stack config."""
-    if args.provider is not None:
-        props = _plain(args.provider.props)
+# The settings of a default provider that rules read (required-tags, gpu-cost-guard), from stack config.
+_DEFAULT_PROVIDER_SETTINGS = ("defaultTags", "region")
+
+
+def _provider_props(resource_type: str, provider: PolicyProviderResource | None) -> dict[str, Any]:
+    """The inputs of a resource's provider; for a default provider, its settings from stack config."""
+    if provider is not None:
+        props = _plain(provider.props)
     else:
-        package = args.resource_type.split(":", 1)[0]
-        props = {"defaultTags": pulumi.Config(package).get("defaultTags")}
+        config = pulumi.Config(resource_type.split(":", 1)[0])
+        props = {key: config.get(key) for key in _DEFAULT_PROVIDER_SETTINGS}
     # Provider inputs that are objects may travel as JSON strings (provider config is stringly typed).
     return {key: _json_object(value) for key, value in props.items() if value is not None}
 

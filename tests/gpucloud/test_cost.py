@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import ast
 import json
-import sys
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -16,7 +14,6 @@ import pulumi_aws as aws
 import pytest
 
 from components import catalog
-from gpucloud import cost_model
 from gpucloud.cli import main
 from gpucloud.cost import CostEstimate, estimate
 from gpucloud.cost_report import cost_lines
@@ -207,14 +204,6 @@ def test_a_node_group_takes_its_instance_type_from_its_launch_template() -> None
     assert (pool["instanceTypes"], pool["monthly"]["max"]) == (["g5.xlarge"], "2190")
 
 
-def test_region_comes_from_the_resource_then_its_provider_then_the_config() -> None:
-    props = {"region": "us-west-2"}
-    assert cost_model.region_of(props, {"region": "eu-west-1"}, "us-east-1") == "us-west-2"
-    assert cost_model.region_of({}, {"region": "eu-west-1"}, "us-east-1") == "eu-west-1"
-    assert cost_model.region_of({}, {"region": "[unknown]"}, "us-east-1") == "us-east-1"
-    assert cost_model.region_of({}, {}, None) is None
-
-
 def test_an_ack_node_pool_reads_its_string_desired_size_scaling_and_spot_strategy() -> None:
     def program() -> None:
         alicloud.cs.NodePool(
@@ -380,40 +369,3 @@ def test_plan_prints_the_cost_table(make_project: MakeProject, capsys: pytest.Ca
     out = capsys.readouterr().out
     assert "Cost estimate (730 h/month; list prices unless overridden; spot at an estimated typical discount)" in out
     assert "    priced as g5.12xlarge (the most expensive of 2), 4 GPUs per node," in out
-
-
-def test_cost_model_reads_policy_wire_form() -> None:
-    props = {
-        "instanceTypes": ["g5.xlarge"],
-        "scalingConfig": {"minSize": 0.0, "desiredSize": 1.0, "maxSize": 4.0},
-        "capacityType": "SPOT",
-    }
-    capacity = cost_model.read_capacity(cost_model.AWS_NODE_GROUP, props)
-    assert capacity == cost_model.Capacity("aws", ("g5.xlarge",), cost_model.Sizes(0, 1, 4), spot=True)
-    unknown = {
-        **props,
-        "scalingConfig": {"minSize": 0, "desiredSize": 1, "maxSize": "04da6b54-80e4-46f7-96ec-b56ff0331ba9"},
-    }
-    assert cost_model.read_capacity(cost_model.AWS_NODE_GROUP, unknown) == cost_model.Capacity(
-        "aws", (), None, False, unread="scalingConfig.maxSize is unknown until deployment"
-    )
-    disabled = {"instanceTypes": ["ecs.gn7i-c8g1.2xlarge"], "scalingConfig": {"enable": "false"}, "desiredSize": "3"}
-    pool = cost_model.read_capacity(cost_model.ALICLOUD_NODE_POOL, disabled)
-    assert pool is not None and pool.sizes == cost_model.Sizes(3, 3, 3)
-
-
-def test_cost_model_arithmetic() -> None:
-    assert cost_model.spot_hourly(D("1.212"), D("0.55")) == D("0.5454")
-    assert cost_model.monthly(D("0.5454"), 4) == D("1592.568")
-    assert cost_model.most_expensive({"a": D("2"), "b": D("3"), "c": D("3")}) == "b"
-
-
-def test_cost_model_imports_only_the_standard_library() -> None:
-    tree = ast.parse(Path(cost_model.__file__).read_text(encoding="utf-8"))
-    imported = {
-        alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
-    }
-    imported |= {
-        node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
-    }
-    assert imported <= set(sys.stdlib_module_names) | {"__future__"}

@@ -492,7 +492,9 @@ def build(case: Case) -> Any:
 @pytest.fixture(scope="module")
 def report(pack_dir: Path) -> PolicyReport:
     resources = [stack_resource(STACK), *(build(case) for case in CASES)]
-    return run_policy_pack(pack_dir, resources, project="gpu-cloud", stack=STACK)
+    # gpu-cost-guard judges a stack's GPU capacity as a whole (test_gpu_cost_guard.py); these cases are not one.
+    config = {"gpu-cost-guard": "disabled"}
+    return run_policy_pack(pack_dir, resources, project="gpu-cloud", stack=STACK, config=config)
 
 
 def reported(report: PolicyReport, urn: str) -> dict[str, str]:

@@ -1,7 +1,8 @@
 """What a resource costs by the hour, read from its properties, and the arithmetic of a monthly estimate.
 
-Standard library only, and nothing from ``components/`` or the rest of ``gpucloud/``: the policy pack
-(which may depend on pulumi-policy and the standard library alone) can reuse this module unchanged.
+One copy for both users: the policy pack's ``gpu-cost-guard`` (which stands on pulumi-policy and the
+standard library alone) and ``gpucloud``'s cost estimate, which imports it as
+``policies.gpucloud_rules.cost_model``. So it uses the standard library and ``values`` only.
 Properties are the engine's camelCase inputs, as ``gpucloud plan`` records them or as a policy receives
 them: numbers may be floats, booleans the strings "true"/"false", ``desiredSize`` a string, and a value
 computed during deployment is unknown. Reading never guesses: what cannot be read is reported with the
@@ -10,10 +11,12 @@ reason, never taken as zero.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final
+
+from . import values
 
 __all__ = [
     "ALICLOUD_INSTANCE",
@@ -31,6 +34,7 @@ __all__ = [
     "Capacity",
     "Sizes",
     "is_unknown",
+    "launch_template_of",
     "monthly",
     "most_expensive",
     "read_billable",
@@ -53,9 +57,9 @@ ALICLOUD_INSTANCE: Final = "alicloud:ecs/instance:Instance"
 ALICLOUD_NAT_GATEWAY: Final = "alicloud:vpc/natGateway:NatGateway"
 ALICLOUD_MANAGED_KUBERNETES: Final = "alicloud:cs/managedKubernetes:ManagedKubernetes"
 
-# How an unknown value looks: "[unknown]" in gpucloud's records, the engine's sentinel in a policy's props
-# (pulumi/sdk/go/common/resource/plugin/rpc.go: UnknownStringValue).
-_UNKNOWN_VALUES: Final = frozenset({"[unknown]", "04da6b54-80e4-46f7-96ec-b56ff0331ba9"})
+# How an unknown value looks in gpucloud's records; a policy's props carry the engine's sentinels instead
+# (``values.is_unknown``).
+_RECORDED_UNKNOWN: Final = "[unknown]"
 # EKS: "If you don't specify an instance type in a launch template or for instanceTypes, then t3.medium is
 # used" (EKS API reference, CreateNodegroup, instanceTypes).
 _EKS_DEFAULT_INSTANCE_TYPE: Final = "t3.medium"
@@ -71,7 +75,7 @@ Props = Mapping[str, Any]
 
 def is_unknown(value: object) -> bool:
     """True for a value computed during deployment, in either of the forms a plan or a policy sees."""
-    return isinstance(value, str) and value in _UNKNOWN_VALUES
+    return value == _RECORDED_UNKNOWN or values.is_unknown(value)
 
 
 @dataclass(frozen=True)
@@ -275,6 +279,28 @@ _CAPACITY_READERS: Final[Mapping[str, Callable[[Props, Props | None], Capacity]]
     ALICLOUD_NODE_POOL: _alicloud_node_pool,
     ALICLOUD_INSTANCE: _alicloud_instance,
 }
+
+
+def launch_template_of(props: Props, dependencies: Sequence[str], templates: Mapping[str, Props]) -> Props | None:
+    """The properties of the launch template a node group or instance refers to, None if not found.
+
+    Args:
+        props: The node group's or instance's properties.
+        dependencies: The URNs its ``launchTemplate`` input depends on (its property dependencies).
+        templates: URN -> properties of every AWS launch template of the stack.
+
+    Found through the property dependency, else by the ``name`` the reference gives.
+    """
+    reference = props.get("launchTemplate")
+    if not isinstance(reference, Mapping):
+        return None
+    for urn in dependencies:
+        if urn in templates:
+            return templates[urn]
+    name = reference.get("name")
+    if name is None:
+        return None
+    return next((t for t in templates.values() if t.get("name") == name), None)
 
 
 def read_capacity(type_: str, props: Props, launch_template: Props | None = None) -> Capacity | None:
