@@ -9,6 +9,7 @@ from ipaddress import IPv4Network
 import pulumi
 import pulumi_alicloud as alicloud
 
+from components import labels
 from components.alicloud._common import check, child_options
 from components.alicloud._pool import Placement, PoolShape, node_pool
 from components.catalog import Cloud
@@ -23,8 +24,6 @@ SYSTEM_INSTANCE_TYPES = ("ecs.g7.xlarge",)
 (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/
 select-ecs-instances-to-create-the-master-and-worker-nodes-of-an-ack-cluster)."""
 
-SYSTEM_PURPOSE = "system"
-"""Value of labels.PURPOSE_LABEL on system nodes (the add-ons' node selector)."""
 
 CLUSTER_SPEC = "ack.pro.small"
 """ACK managed cluster Pro edition (cs.ManagedKubernetes ``cluster_spec``)."""
@@ -153,7 +152,7 @@ class GpuCluster(pulumi.ComponentResource):
         system = PoolShape(
             pool_name=SYSTEM_POOL_NAME,
             group=SYSTEM_POOL_NAME,
-            purpose=SYSTEM_PURPOSE,
+            purpose=labels.SYSTEM_PURPOSE,
             instance_types=spec.system_instance_types or SYSTEM_INSTANCE_TYPES,
             min_size=spec.system_min_size,
             max_size=spec.system_max_size,

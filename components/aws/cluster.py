@@ -25,8 +25,6 @@ aws.amazon.com/ec2/instance-types/m6i/), room for coredns, the cluster autoscale
 prometheus-adapter on two nodes; 58 pods per node with the VPC CNI (amazon-eks-ami eni-max-pods.txt), where
 m6i.large would hold 29."""
 
-SYSTEM_PURPOSE = "system"
-"""Value of labels.PURPOSE_LABEL on system nodes (the add-ons' node selector)."""
 
 CONTROL_PLANE_LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 """Every EKS control-plane log type (EKS User Guide, "Send control plane logs to CloudWatch Logs")."""
@@ -197,7 +195,7 @@ class GpuCluster(pulumi.ComponentResource):
             max_size=spec.system_max_size,
             disk_size_gib=spec.system_disk_size_gib,
             zones=(_ALL_SUBNETS,),
-            labels={labels.PURPOSE_LABEL: SYSTEM_PURPOSE, labels.CAPACITY_LABEL: "on-demand"},
+            labels={labels.PURPOSE_LABEL: labels.SYSTEM_PURPOSE, labels.CAPACITY_LABEL: "on-demand"},
         )
         target = NodeGroupTarget(
             cluster_name=cluster_name,
