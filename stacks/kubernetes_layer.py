@@ -34,7 +34,7 @@ class ClusterHandle:
     ready: Sequence[pulumi.Resource]
     """The cluster component (control plane, system pool, managed add-ons): every object waits for it."""
     pools: Mapping[str, pulumi.Resource]
-    """The node pool and spot group components by spec name: a workload waits for its pool."""
+    """The node pool and spot group components by spec name: every object waits for them."""
     cluster_name: pulumi.Input[str] | None = None
     """AWS: the EKS cluster's name (cluster autoscaler auto-discovery)."""
     addon_identities: Sequence[pulumi.Resource] = ()
@@ -76,10 +76,16 @@ def check(config: StackConfig, driver_version: str | None = None) -> None:
 def build(config: StackConfig, cluster: ClusterHandle) -> None:
     """Declare the Kubernetes layer of ``config`` on ``cluster``."""
     env = config.environment
-    provider = k8s.Provider(f"{env}-kubernetes", kubeconfig=cluster.kubeconfig)
+    # A component's depends_on does not reach its children (pulumi/pulumi#8721), so the wait is on the provider:
+    # every Kubernetes object uses it, and it exists only once the control plane, the system pool, the managed
+    # add-ons, the GPU node groups and the workload identities do (depending on a component waits for its children).
+    waits = [*cluster.ready, *cluster.pools.values(), *cluster.addon_identities, *cluster.training_identities]
+    provider = k8s.Provider(
+        f"{env}-kubernetes", kubeconfig=cluster.kubeconfig, opts=pulumi.ResourceOptions(depends_on=waits)
+    )
 
     def opts(*waits_for: pulumi.Resource) -> pulumi.ResourceOptions:
-        return pulumi.ResourceOptions(provider=provider, depends_on=[*cluster.ready, *waits_for])
+        return pulumi.ResourceOptions(provider=provider, depends_on=list(waits_for))
 
     PriorityClasses(f"{env}-priority-classes", opts=opts())
     rbac = GpuRbac(f"{env}-gpu-rbac", GpuRbacArgs(access=config.access, cloud=config.cloud), opts=opts())
@@ -93,7 +99,7 @@ def build(config: StackConfig, cluster: ClusterHandle) -> None:
             cluster_name=cluster.cluster_name,
             region=config.region if cluster.cluster_name is not None else None,
         ),
-        opts=opts(*cluster.addon_identities),
+        opts=opts(),
     )
     for service in config.inference:
         InferenceService(
@@ -105,7 +111,7 @@ def build(config: StackConfig, cluster: ClusterHandle) -> None:
                 namespace=rbac.namespaces[INFERENCE_NAMESPACE].metadata.name,
                 driver_version=cluster.driver_version,
             ),
-            opts=opts(rbac, addons, cluster.pools[service.pool]),
+            opts=opts(addons),
         )
     if config.training is not None:
         training_pools = [p for p in config.node_pools if p.purpose is PoolPurpose.TRAINING]
@@ -118,7 +124,7 @@ def build(config: StackConfig, cluster: ClusterHandle) -> None:
                 checkpoint_role=cluster.checkpoint_role,
                 pool=training_pools[0] if training_pools else None,
             ),
-            opts=opts(rbac, *cluster.training_identities),
+            opts=opts(rbac),
         )
 
 

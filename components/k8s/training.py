@@ -84,7 +84,9 @@ class TrainingDefaults(pulumi.ComponentResource):
         if problems:
             raise ConfigError(problems)
         super().__init__("gpucloud:k8s:TrainingDefaults", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        # The namespace is named, not referenced: the children wait for what the component waits for (GpuRbac),
+        # since a component's depends_on does not reach its children (pulumi/pulumi#8721).
+        child = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts is not None else None)
         self.config_map = k8s.core.v1.ConfigMap(
             f"{name}-nccl",
             metadata=k8s.meta.v1.ObjectMetaArgs(name=NCCL_CONFIG_MAP, namespace=namespace),
