@@ -17,6 +17,7 @@ __all__ = [
     "PURPOSE_LABEL",
     "SPOT_SUFFIX",
     "SPOT_TAINT_KEY",
+    "SYSTEM_PURPOSE",
     "USER_GROUP",
     "label_value",
 ]
@@ -32,7 +33,10 @@ CAPACITY_LABEL = "gpucloud.io/capacity"
 """Node label: ``spot`` or ``on-demand``."""
 
 PURPOSE_LABEL = "gpucloud.io/purpose"
-"""Node label: ``training`` or ``inference``."""
+"""Node label: ``training`` or ``inference`` on GPU nodes, ``SYSTEM_PURPOSE`` on the system pool."""
+
+SYSTEM_PURPOSE = "system"
+"""PURPOSE_LABEL value of the untainted CPU nodes of each cluster's system pool, where cluster add-ons run."""
 
 GPU_CLASS_LABEL = "gpucloud.io/gpu-class"
 """Node label: the GPU model, as a label value (e.g. ``nvidia-a10g``)."""

@@ -24,6 +24,7 @@ from pydantic.alias_generators import to_camel
 from components.catalog import Cloud, lookup
 
 __all__ = [
+    "SYSTEM_POOL_NAME",
     "AccessSpec",
     "AddonsSpec",
     "CheckpointBucketSpec",
@@ -48,6 +49,7 @@ __all__ = [
     "parse_stack_config",
     "pool_problems",
     "spot_problems",
+    "system_pool_problems",
 ]
 
 # Bounds of automatic key rotation the clouds accept, in days. AWS: RotationPeriodInDays 90..2560
@@ -62,6 +64,22 @@ DELETION_WINDOW_DAYS = (7, 30)
 
 REQUIRED_TAGS = ("environment", "owner", "cost-center")
 """Tags every environment carries (the required-tags policy's default)."""
+
+SYSTEM_POOL_NAME = "system"
+"""The name of the untainted, non-GPU pool every cluster gets for its add-ons; no GPU pool may take it."""
+
+# Instance type names (EC2 User Guide, "Amazon EC2 instance type naming conventions": family, generation,
+# attributes, a dot, the size; ECS: "ecs.<family>.<size>", Alibaba Cloud ECS "Instance type naming").
+_INSTANCE_TYPE_NAMES = {
+    Cloud.AWS: re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$"),
+    Cloud.ALICLOUD: re.compile(r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$"),
+}
+# Accelerated families, GPU or not, that must never be an untainted system node: EC2 accelerated computing
+# (p, g, gr, inf, trn, dl, f, vt families) and ECS GPU/FPGA families (gn*, ebmgn*, sgn*, vgn*, f*).
+_ACCELERATED_FAMILIES = {
+    Cloud.AWS: re.compile(r"^(p|g|gr|inf|trn|dl|f|vt)\d"),
+    Cloud.ALICLOUD: re.compile(r"^ecs\.(gn|ebmgn|sgn|vgn|f)\d"),
+}
 
 _K8S_NAME = r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$"
 _AWS_PRINCIPAL = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")
@@ -170,6 +188,23 @@ class ClusterSpec(_Spec):
     """The Kubernetes minor version, e.g. ``1.31``; node images follow it."""
     log_retention_days: int = Field(default=90, ge=1, le=3653)
     """How long control-plane logs are kept."""
+    system_instance_types: tuple[str, ...] = ()
+    """Non-GPU instance types of the untainted system pool where coredns, the cluster autoscaler and monitoring
+    run; empty means the cloud component's default."""
+    system_min_size: int = Field(default=2, ge=1, le=100)
+    """Fewest system nodes (two, so the add-ons survive the loss of one)."""
+    system_max_size: int = Field(default=4, ge=1, le=100)
+    """Most system nodes."""
+    system_disk_size_gib: int = Field(default=100, ge=40, le=2048)
+    """Disk size of each system node in GiB (the root volume on AWS, the data disk on Alibaba Cloud)."""
+
+    @model_validator(mode="after")
+    def _system_sizes(self) -> ClusterSpec:
+        if self.system_min_size > self.system_max_size:
+            _raise(
+                [Problem("systemMinSize", f"greater than systemMaxSize {self.system_max_size}", self.system_min_size)]
+            )
+        return self
 
 
 class GpuNodePoolSpec(_Spec):
@@ -269,7 +304,11 @@ class PeeringSpec(_Spec):
     peer_private_subnets: tuple[SubnetSpec, ...] = ()
     """When the peer VPC is created by this program: its private subnets (at least two zones)."""
     peer_stack: str | None = None
-    """When the peer VPC lives in another stack: that stack's name (outputs vpcId, privateRouteTableIds)."""
+    """When the peer VPC lives in another stack: that stack's name (outputs vpcId and privateRouteTableIds on
+    AWS, vpcId and routeTableId on Alibaba Cloud)."""
+    peer_route_table_count: int = Field(default=1, ge=1, le=16)
+    """With peerStack on AWS: how many ids its privateRouteTableIds output lists (one per zone). A route to this
+    VPC goes into each; the count must be known before the other stack's outputs are read."""
 
     @model_validator(mode="after")
     def _one_source(self) -> PeeringSpec:
@@ -281,6 +320,8 @@ class PeeringSpec(_Spec):
                     )
                 ]
             )
+        if self.peer_private_subnets and self.peer_route_table_count != 1:
+            _raise([Problem("peerRouteTableCount", "only with peerStack", self.peer_route_table_count)])
         for i, subnet in enumerate(self.peer_private_subnets):
             if not subnet.cidr.subnet_of(self.peer_vpc_cidr):
                 _raise(
@@ -491,6 +532,20 @@ def spot_problems(cloud: Cloud, group: SpotGroupSpec, path: str = "") -> list[Pr
     return problems
 
 
+def system_pool_problems(cloud: Cloud, cluster: ClusterSpec, path: str = "") -> list[Problem]:
+    """What is wrong with the cluster's system pool types on ``cloud``: not instance type names of that cloud, or
+    GPU/accelerated types (the system pool is untainted; a GPU there would take any pod)."""
+    prefix = f"{path}." if path else ""
+    problems = []
+    for i, name in enumerate(cluster.system_instance_types):
+        where = f"{prefix}systemInstanceTypes.{i}"
+        if not _INSTANCE_TYPE_NAMES[cloud].match(name):
+            problems.append(Problem(where, f"not a {cloud.value} instance type name", name))
+        elif lookup(cloud, name) is not None or _ACCELERATED_FAMILIES[cloud].match(name):
+            problems.append(Problem(where, "a GPU or accelerated type; the system pool runs CPU types only", name))
+    return problems
+
+
 def cloud_problems(config: StackConfig) -> list[Problem]:
     """Every check of ``config`` that needs its cloud or spans several specs."""
     cloud = config.cloud
@@ -520,7 +575,8 @@ def cloud_problems(config: StackConfig) -> list[Problem]:
                 "kms.alicloudKmsInstanceId", "is an Alibaba Cloud-only setting", config.kms.alicloud_kms_instance_id
             )
         )
-    names: dict[str, str] = {}
+    problems += system_pool_problems(cloud, config.cluster, "cluster")
+    names: dict[str, str] = {SYSTEM_POOL_NAME: "the cluster's system pool"}
     zones = set(config.network.zones)
     pools = [("nodePools", i, p.name) for i, p in enumerate(config.node_pools)]
     pools += [("spotGroups", i, g.name) for i, g in enumerate(config.spot_groups)]
@@ -545,6 +601,14 @@ def cloud_problems(config: StackConfig) -> list[Problem]:
                 str(config.peering.peer_vpc_cidr),
             )
         )
+    if cloud is Cloud.ALICLOUD and config.peering is not None and config.peering.peer_route_table_count != 1:
+        problems.append(
+            Problem(
+                "peering.peerRouteTableCount",
+                "an Alibaba Cloud VPC has one route table",
+                config.peering.peer_route_table_count,
+            )
+        )
     if config.peering is not None and config.peering.peer_region == config.region:
         problems.append(
             Problem("peering.peerRegion", "must differ from region (cross-region peering)", config.peering.peer_region)
@@ -555,7 +619,7 @@ def cloud_problems(config: StackConfig) -> list[Problem]:
             if not principal.match(arn):
                 problems.append(Problem(f"access.{to_camel(field)}.{i}", f"not a {cloud.value} role or user ARN", arn))
     for i, service in enumerate(config.inference):
-        if service.pool not in names:
+        if service.pool not in names or service.pool == SYSTEM_POOL_NAME:
             problems.append(Problem(f"inference.{i}.pool", "no node pool or spot group of that name", service.pool))
     return problems
 

@@ -1,5 +1,8 @@
-"""An environment on Alibaba Cloud: the Alibaba components composed from the stack's config."""
+"""An environment on Alibaba Cloud: the Alibaba components composed from the stack's config, then the Kubernetes
+layer."""
 
+import kubernetes_layer
+import outputs
 import pulumi
 import pulumi_alicloud as alicloud
 
@@ -18,14 +21,21 @@ from components.alicloud import (
     PrivateNetworkArgs,
     PrivateVpcPeering,
     PrivateVpcPeeringArgs,
+    RrsaRole,
+    RrsaRoleArgs,
     SpotGpuGroup,
     SpotGpuGroupArgs,
 )
+from components.alicloud.identity import checkpoint_policy
+from components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from components.spec import EgressMode, NetworkSpec, PeeringSpec, StackConfig
+from components.versions import ACK_NVIDIA_DRIVER_VERSION
 
 
 def build(config: StackConfig) -> None:
-    """Declare the environment's Alibaba Cloud resources and export its outputs."""
+    """Declare the environment's Alibaba Cloud resources and its Kubernetes layer, and export its outputs."""
+    # ACK GPU pools run the driver the pool builder pins (components.alicloud._pool), not ACK's default.
+    kubernetes_layer.check(config, ACK_NVIDIA_DRIVER_VERSION)
     env = config.environment
     tags = dict(config.tags)
     provider = alicloud.Provider("alicloud", region=config.region)
@@ -53,6 +63,8 @@ def build(config: StackConfig) -> None:
     }
     pools = [GpuNodePool(f"{env}-{p.name}", GpuNodePoolArgs(spec=p, **where), opts) for p in config.node_pools]
     groups = [SpotGpuGroup(f"{env}-{g.name}", SpotGpuGroupArgs(spec=g, **where), opts) for g in config.spot_groups]
+    components: dict[str, pulumi.Resource] = {p.name: c for p, c in zip(config.node_pools, pools, strict=True)}
+    components |= {g.name: c for g, c in zip(config.spot_groups, groups, strict=True)}
     access = GpuAdminAccess(
         f"{env}-access",
         GpuAdminAccessArgs(
@@ -62,12 +74,14 @@ def build(config: StackConfig) -> None:
     )
     if config.peering is not None:
         _peer(env, config, config.peering, network, account_id, opts)
+    training_role: RrsaRole | None = None
     if config.checkpoint_bucket is not None:
+        bucket_name = f"{env}-gpu-checkpoints-{account_id}"
         bucket = CheckpointBucket(
             f"{env}-checkpoints",
             CheckpointBucketArgs(
                 spec=config.checkpoint_bucket,
-                bucket_name=f"{env}-gpu-checkpoints-{account_id}",
+                bucket_name=bucket_name,
                 kms_key_id=key.key_id,
                 protect=config.protect_stateful,
                 tags=tags,
@@ -75,15 +89,48 @@ def build(config: StackConfig) -> None:
             opts,
         )
         pulumi.export("checkpointBucket", bucket.bucket_name)
+        if config.training is not None:
+            training_role = RrsaRole(
+                f"{env}-training-identity",
+                RrsaRoleArgs(
+                    role_name=f"{env}-gpu-training",
+                    namespace=config.training.namespace,
+                    service_account=TRAINING_SERVICE_ACCOUNT,
+                    oidc_provider_arn=cluster.rrsa_oidc_provider_arn,
+                    oidc_issuer_url=cluster.rrsa_oidc_issuer_url,
+                    policy_document=checkpoint_policy(account_id, config.region, bucket_name),
+                    tags=tags,
+                ),
+                opts,
+            )
 
-    pulumi.export("environment", env)
-    pulumi.export("region", config.region)
-    pulumi.export("vpcId", network.vpc_id)
+    kubernetes_layer.build(
+        config,
+        kubernetes_layer.ClusterHandle(
+            kubeconfig=cluster.kubeconfig,
+            ready=[cluster],
+            pools=components,
+            training_identities=[training_role] if training_role is not None else [],
+            checkpoint_role=training_role.role_name if training_role is not None else None,
+            driver_version=ACK_NVIDIA_DRIVER_VERSION,
+        ),
+    )
+
+    outputs.export_common(
+        config,
+        kms_key_id=key.key_id,
+        kms_key_arn=key.key_arn,
+        vpc_id=network.vpc_id,
+        private_subnet_ids=network.vswitch_ids,
+        cluster_name=cluster.cluster_name,
+        cluster_endpoint=cluster.endpoint,
+        kubeconfig=cluster.kubeconfig,
+        system_pool=cluster.system_node_pool_name,
+    )
+    # Read by stacks that peer with this one (peering.peerStack).
     pulumi.export("routeTableId", network.route_table_id)
     pulumi.export("egressIp", network.egress_ip)
-    pulumi.export("kmsKeyId", key.key_id)
     pulumi.export("clusterId", cluster.cluster_id)
-    pulumi.export("kubeconfig", cluster.kubeconfig)
     pulumi.export("rrsaOidcIssuerUrl", cluster.rrsa_oidc_issuer_url)
     pulumi.export("nodePoolIds", {p.node_pool_name: p.node_pool_id for p in pools})
     pulumi.export("spotNodePoolIds", [g.spot_node_pool_id for g in groups])
@@ -120,7 +167,7 @@ def _peer(
         other = pulumi.StackReference(str(peering.peer_stack))
         peer_vpc_id = other.require_output("vpcId")
         peer_route_table_id = other.require_output("routeTableId")
-    PrivateVpcPeering(
+    peering_component = PrivateVpcPeering(
         f"{env}-peering",
         PrivateVpcPeeringArgs(
             spec=peering,
@@ -135,3 +182,5 @@ def _peer(
         ),
         opts,
     )
+    pulumi.export("peeringConnectionId", peering_component.connection_id)
+    pulumi.export("peerVpcId", peer_vpc_id)

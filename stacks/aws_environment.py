@@ -1,5 +1,7 @@
-"""An environment on AWS: the AWS components composed from the stack's config."""
+"""An environment on AWS: the AWS components composed from the stack's config, then the Kubernetes layer."""
 
+import kubernetes_layer
+import outputs
 import pulumi
 import pulumi_aws as aws
 
@@ -15,6 +17,8 @@ from components.aws import (
     KmsKey,
     KmsKeyArgs,
     NodeGroupTarget,
+    PodIdentityRole,
+    PodIdentityRoleArgs,
     PrivateNetwork,
     PrivateNetworkArgs,
     PrivateVpcPeering,
@@ -22,11 +26,15 @@ from components.aws import (
     SpotGpuGroup,
     SpotGpuGroupArgs,
 )
-from components.spec import EgressMode, NetworkSpec, StackConfig
+from components.aws.identity import checkpoint_statements, cluster_autoscaler_statements
+from components.k8s.addons import AUTOSCALER_SERVICE_ACCOUNT, SYSTEM_NAMESPACE
+from components.k8s.training import TRAINING_SERVICE_ACCOUNT
+from components.spec import EgressMode, NetworkSpec, PeeringSpec, StackConfig
 
 
 def build(config: StackConfig) -> None:
-    """Declare the environment's AWS resources and export its outputs."""
+    """Declare the environment's AWS resources and its Kubernetes layer, and export its outputs."""
+    kubernetes_layer.check(config)
     tags = aws.ProviderDefaultTagsArgs(tags=config.tags)
     provider = aws.Provider("aws", region=config.region, default_tags=tags)
     opts = pulumi.ResourceOptions(provider=provider)
@@ -56,31 +64,103 @@ def build(config: StackConfig) -> None:
         kms_key_arn=key.key_arn,
         subnets=network.subnet_ids_by_zone,
     )
-    for pool in config.node_pools:
-        GpuNodePool(f"{env}-{pool.name}", GpuNodePoolArgs(spec=pool, target=target), opts=opts)
+    pools: dict[str, pulumi.Resource] = {
+        pool.name: GpuNodePool(f"{env}-{pool.name}", GpuNodePoolArgs(spec=pool, target=target), opts=opts)
+        for pool in config.node_pools
+    }
     for group in config.spot_groups:
-        SpotGpuGroup(f"{env}-{group.name}", SpotGpuGroupArgs(spec=group, target=target), opts=opts)
+        pools[group.name] = SpotGpuGroup(f"{env}-{group.name}", SpotGpuGroupArgs(spec=group, target=target), opts=opts)
     access = GpuAdminAccess(
         f"{env}-access",
         GpuAdminAccessArgs(spec=config.access, cluster_name=cluster.cluster_name, role_suffix=env),
         opts=opts,
     )
+    addon_identities: list[pulumi.Resource] = []
+    if config.addons.cluster_autoscaler:
+        addon_identities.append(
+            PodIdentityRole(
+                f"{env}-autoscaler-identity",
+                PodIdentityRoleArgs(
+                    cluster_name=cluster.cluster_name,
+                    namespace=SYSTEM_NAMESPACE,
+                    service_account=AUTOSCALER_SERVICE_ACCOUNT,
+                    statements=cluster_autoscaler_statements,
+                ),
+                opts=opts,
+            )
+        )
+    training_identities: list[pulumi.Resource] = []
     if config.checkpoint_bucket is not None:
+        prefix = f"gpucloud-{env}-ckpt"
         bucket = CheckpointBucket(
             f"{env}-checkpoints",
             CheckpointBucketArgs(
                 spec=config.checkpoint_bucket,
                 kms_key_arn=key.key_arn,
-                name_prefix=f"gpucloud-{env}-ckpt",
+                name_prefix=prefix,
                 protect=config.protect_stateful,
             ),
             opts=opts,
         )
         pulumi.export("checkpointBucket", bucket.bucket_name)
-    if config.peering is not None and config.peering.peer_private_subnets:
+        if config.training is not None:
+            training_identities.append(
+                PodIdentityRole(
+                    f"{env}-training-identity",
+                    PodIdentityRoleArgs(
+                        cluster_name=cluster.cluster_name,
+                        namespace=config.training.namespace,
+                        service_account=TRAINING_SERVICE_ACCOUNT,
+                        statements=checkpoint_statements(prefix, key.alias_name),
+                    ),
+                    opts=opts,
+                )
+            )
+    if config.peering is not None:
+        _peer(env, config, config.peering, network, tags, opts)
+
+    kubernetes_layer.build(
+        config,
+        kubernetes_layer.ClusterHandle(
+            kubeconfig=cluster.kubeconfig,
+            ready=[cluster],
+            pools=pools,
+            cluster_name=cluster.cluster_name,
+            addon_identities=addon_identities,
+            training_identities=training_identities,
+        ),
+    )
+
+    outputs.export_common(
+        config,
+        kms_key_id=key.key_id,
+        kms_key_arn=key.key_arn,
+        vpc_id=network.vpc_id,
+        private_subnet_ids=network.private_subnet_ids,
+        cluster_name=cluster.cluster_name,
+        cluster_endpoint=cluster.endpoint,
+        kubeconfig=cluster.kubeconfig,
+        system_pool=cluster.system_node_group_name,
+    )
+    # Read by stacks that peer with this one (peering.peerStack).
+    pulumi.export("privateRouteTableIds", network.private_route_table_ids)
+    pulumi.export("oidcProviderArn", cluster.oidc_provider_arn)
+    pulumi.export("gpuAdminRoleArn", access.admin_role_arn)
+
+
+def _peer(
+    env: str,
+    config: StackConfig,
+    peering: PeeringSpec,
+    network: PrivateNetwork,
+    tags: aws.ProviderDefaultTagsArgs,
+    opts: pulumi.ResourceOptions,
+) -> None:
+    """Peer the environment's VPC with the data VPC in the peer region: created here, or another stack's."""
+    if peering.peer_private_subnets:
         # A data VPC in the peer region, created here: endpoints only, its own key (keys are regional).
         peer_opts = pulumi.ResourceOptions(
-            provider=aws.Provider("aws-peer", region=config.peering.peer_region, default_tags=tags)
+            provider=aws.Provider("aws-peer", region=peering.peer_region, default_tags=tags)
         )
         peer_key = KmsKey(
             f"{env}-peer-kms",
@@ -93,36 +173,42 @@ def build(config: StackConfig) -> None:
             opts=peer_opts,
         )
         peer_spec = NetworkSpec(
-            vpc_cidr=config.peering.peer_vpc_cidr,
-            private_subnets=config.peering.peer_private_subnets,
+            vpc_cidr=peering.peer_vpc_cidr,
+            private_subnets=peering.peer_private_subnets,
             egress=EgressMode.ENDPOINTS_ONLY,
         )
         peer = PrivateNetwork(
             f"{env}-data-network", PrivateNetworkArgs(spec=peer_spec, kms_key_arn=peer_key.key_arn), opts=peer_opts
         )
-        peering = PrivateVpcPeering(
-            f"{env}-peering",
-            PrivateVpcPeeringArgs(
-                spec=config.peering,
-                vpc_id=network.vpc_id,
-                vpc_cidr=config.network.vpc_cidr,
-                route_table_ids=network.private_route_table_ids,
-                peer_vpc_id=peer.vpc_id,
-                peer_route_table_ids=peer.private_route_table_ids,
-            ),
-            opts=opts,
-        )
-        pulumi.export("peeringConnectionId", peering.connection_id)
-        pulumi.export("peerVpcId", peer.vpc_id)
+        peer_vpc_id: pulumi.Input[str] = peer.vpc_id
+        peer_tables: list[pulumi.Input[str]] = list(peer.private_route_table_ids)
+    else:
+        # The other stack exports vpcId and privateRouteTableIds, as this one does.
+        other = pulumi.StackReference(str(peering.peer_stack))
+        peer_vpc_id = other.require_output("vpcId")
+        tables = other.require_output("privateRouteTableIds")
+        count = peering.peer_route_table_count
+        peer_tables = [
+            tables.apply(lambda ids, i=i: _nth(ids, i, count, str(peering.peer_stack))) for i in range(count)
+        ]
+    peering_component = PrivateVpcPeering(
+        f"{env}-peering",
+        PrivateVpcPeeringArgs(
+            spec=peering,
+            vpc_id=network.vpc_id,
+            vpc_cidr=config.network.vpc_cidr,
+            route_table_ids=network.private_route_table_ids,
+            peer_vpc_id=peer_vpc_id,
+            peer_route_table_ids=peer_tables,
+        ),
+        opts=opts,
+    )
+    pulumi.export("peeringConnectionId", peering_component.connection_id)
+    pulumi.export("peerVpcId", peer_vpc_id)
 
-    pulumi.export("environment", env)
-    pulumi.export("region", config.region)
-    pulumi.export("kmsKeyArn", key.key_arn)
-    pulumi.export("vpcId", network.vpc_id)
-    pulumi.export("privateSubnetIds", network.private_subnet_ids)
-    pulumi.export("privateRouteTableIds", network.private_route_table_ids)
-    pulumi.export("clusterName", cluster.cluster_name)
-    pulumi.export("clusterEndpoint", cluster.endpoint)
-    pulumi.export("oidcProviderArn", cluster.oidc_provider_arn)
-    pulumi.export("kubeconfig", cluster.kubeconfig)
-    pulumi.export("gpuAdminRoleArn", access.admin_role_arn)
+
+def _nth(ids: object, i: int, count: int, stack: str) -> str:
+    """Entry ``i`` of the peer stack's route table ids, which must be a list of exactly ``count`` ids."""
+    if not isinstance(ids, list) or len(ids) != count:
+        raise ValueError(f"peering.peerRouteTableCount is {count}, but {stack} exports privateRouteTableIds {ids!r}")
+    return str(ids[i])

@@ -1,6 +1,7 @@
 """The GPU environment's components on Alibaba Cloud (ACK), with the same names and specs as on AWS."""
 
 from components.alicloud.cluster import GpuCluster, GpuClusterArgs
+from components.alicloud.identity import RrsaRole, RrsaRoleArgs
 from components.alicloud.kms import KmsKey, KmsKeyArgs
 from components.alicloud.network import PrivateNetwork, PrivateNetworkArgs
 from components.alicloud.node_pool import GpuNodePool, GpuNodePoolArgs
@@ -24,6 +25,8 @@ __all__ = [
     "PrivateNetworkArgs",
     "PrivateVpcPeering",
     "PrivateVpcPeeringArgs",
+    "RrsaRole",
+    "RrsaRoleArgs",
     "SpotGpuGroup",
     "SpotGpuGroupArgs",
 ]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import pulumi
+import pulumi_alicloud as alicloud
 
 from components.spec import ConfigError, Problem
 
@@ -24,3 +25,31 @@ def check(problems: Iterable[Problem]) -> None:
     found = list(problems)
     if found:
         raise ConfigError(found)
+
+
+def attached_policy(
+    resource_name: str,
+    parent: pulumi.Resource,
+    role: alicloud.ram.Role,
+    policy_name: str,
+    description: str,
+    document: str,
+    tags: Mapping[str, str],
+) -> None:
+    """A custom RAM policy ``resource_name`` with ``document`` and its attachment ``<resource_name>-attachment`` to
+    ``role``."""
+    policy = alicloud.ram.Policy(
+        resource_name,
+        policy_name=policy_name,
+        description=description,
+        policy_document=document,
+        tags=dict(tags),
+        opts=child_options(parent),
+    )
+    alicloud.ram.RolePolicyAttachment(
+        f"{resource_name}-attachment",
+        role_name=role.role_name,
+        policy_name=policy.policy_name,
+        policy_type="Custom",
+        opts=child_options(parent),
+    )

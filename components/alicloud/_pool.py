@@ -1,10 +1,12 @@
-"""What every ACK GPU node pool shares: image, disks, network, labels, taints, scaling and auto repair.
+"""What every ACK node pool shares: image, disks, network, labels, taints, scaling and auto repair.
 
-GpuNodePool and SpotGpuGroup differ only in how they buy capacity; both build their cs.NodePool here.
+GpuNodePool and SpotGpuGroup differ only in how they buy capacity; both build their cs.NodePool here, and so does
+GpuCluster for its untainted system pool (CPU types: no GPU taint, no GPU labels, no pinned driver).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +16,7 @@ import pulumi_alicloud as alicloud
 
 from components import labels
 from components.catalog import Cloud, lookup
-from components.spec import GpuNodePoolSpec, PoolPurpose, Problem, SpotGroupSpec
+from components.spec import GpuNodePoolSpec, Problem, SpotGroupSpec
 from components.versions import ACK_NVIDIA_DRIVER_VERSION
 
 __all__ = [
@@ -24,7 +26,7 @@ __all__ = [
     "Placement",
     "PoolArgs",
     "PoolShape",
-    "gpu_node_pool",
+    "node_pool",
     "shape_of",
     "vswitch_problems",
 ]
@@ -32,6 +34,10 @@ __all__ = [
 CHARGE_POST_PAID = "PostPaid"
 """Pay-as-you-go nodes (cs.NodePool ``instance_charge_type``): scale-in releases them; subscription nodes would
 only leave the cluster and keep billing (https://www.alibabacloud.com/help/document_detail/119099.html)."""
+
+_ARM_FAMILIES = re.compile(r"^ecs\.[a-z]+\d+[ry]\.")
+"""ECS families on Arm CPUs end their name in ``r`` (Ampere Altra, e.g. g6r) or ``y`` (Yitian 710, e.g. g8y)
+(Alibaba Cloud ECS instance families: g8y, c8y, r8y, g6r, c6r). GPU types come from the catalog."""
 
 IMAGE_TYPES = {"x86_64": "AliyunLinux3", "arm64": "AliyunLinux3Arm64"}
 """Node OS per CPU architecture (cs.NodePool ``image_type``): Alibaba Cloud Linux 3, which ACK recommends since
@@ -64,10 +70,10 @@ class PoolShape:
     """The node pool's name in ACK."""
     group: str
     """The spec's pool or group name (the pool label)."""
-    purpose: PoolPurpose
-    """Training or inference."""
+    purpose: str
+    """Training or inference (a PoolPurpose), or system."""
     instance_types: tuple[str, ...]
-    """Catalog GPU types, in order of preference."""
+    """Catalog GPU types (CPU types for the system pool), in order of preference."""
     min_size: int
     """Fewest nodes."""
     max_size: int
@@ -80,6 +86,9 @@ class PoolShape:
     """More node labels (the spec's own, GPU sharing)."""
     extra_taints: tuple[alicloud.cs.NodePoolTaintArgs, ...] = ()
     """Taints besides the GPU taint."""
+    gpu: bool = True
+    """GPU nodes: GPU taint, pool/GPU labels and the pinned driver. False for the system pool, whose nodes carry
+    only the purpose and capacity labels (no pool label: GPU node agents select on it)."""
 
 
 @dataclass(frozen=True)
@@ -144,20 +153,28 @@ def _vswitches(placement: Placement) -> list[Any]:
 
 
 def _node_labels(shape: PoolShape) -> list[alicloud.cs.NodePoolLabelArgs]:
-    first = lookup(Cloud.ALICLOUD, shape.instance_types[0])
-    gpu_class = labels.label_value(first.gpu_class) if first is not None else "unknown"
-    values = {
-        labels.PURPOSE_LABEL: shape.purpose.value,
-        labels.GPU_CLASS_LABEL: gpu_class,
-        labels.POOL_LABEL: shape.group,
-        labels.CAPACITY_LABEL: shape.capacity,
-        DRIVER_VERSION_LABEL: ACK_NVIDIA_DRIVER_VERSION,
-        **shape.extra_labels,
-    }
+    values = {labels.PURPOSE_LABEL: str(shape.purpose), labels.CAPACITY_LABEL: shape.capacity}
+    if shape.gpu:
+        first = lookup(Cloud.ALICLOUD, shape.instance_types[0])
+        values = {
+            labels.PURPOSE_LABEL: str(shape.purpose),
+            labels.GPU_CLASS_LABEL: labels.label_value(first.gpu_class) if first is not None else "unknown",
+            labels.POOL_LABEL: shape.group,
+            labels.CAPACITY_LABEL: shape.capacity,
+            DRIVER_VERSION_LABEL: ACK_NVIDIA_DRIVER_VERSION,
+        }
+    values.update(shape.extra_labels)
     return [alicloud.cs.NodePoolLabelArgs(key=k, value=v) for k, v in values.items()]
 
 
-def gpu_node_pool(
+def _arch(shape: PoolShape) -> str:
+    first = lookup(Cloud.ALICLOUD, shape.instance_types[0])
+    if first is not None:
+        return first.arch
+    return "arm64" if _ARM_FAMILIES.match(shape.instance_types[0]) else "x86_64"
+
+
+def node_pool(
     resource_name: str,
     shape: PoolShape,
     placement: Placement,
@@ -171,8 +188,6 @@ def gpu_node_pool(
     The node count belongs to the autoscaler: scaling is enabled between min and max and ``desired_size`` is
     left unset (ACK starts the pool at its minimum).
     """
-    first = lookup(Cloud.ALICLOUD, shape.instance_types[0])
-    arch = first.arch if first is not None else "x86_64"
     return alicloud.cs.NodePool(
         resource_name,
         node_pool_name=shape.pool_name,
@@ -180,8 +195,8 @@ def gpu_node_pool(
         vswitch_ids=_vswitches(placement),
         instance_types=list(shape.instance_types),
         instance_charge_type=CHARGE_POST_PAID,
-        image_type=IMAGE_TYPES[arch],
-        # No public IP on any GPU node: no bandwidth, no EIP (egress goes through the VPC's SNAT).
+        image_type=IMAGE_TYPES[_arch(shape)],
+        # No public IP on any node: no bandwidth, no EIP (egress goes through the VPC's SNAT).
         internet_max_bandwidth_out=0,
         system_disk_category=DISK_CATEGORY,
         system_disk_size=SYSTEM_DISK_GIB,
@@ -198,7 +213,7 @@ def gpu_node_pool(
         ],
         instance_metadata_options=alicloud.cs.NodePoolInstanceMetadataOptionsArgs(http_tokens=HTTP_TOKENS_REQUIRED),
         labels=_node_labels(shape),
-        taints=[GPU_TAINT, *shape.extra_taints],
+        taints=[*([GPU_TAINT] if shape.gpu else []), *shape.extra_taints],
         scaling_config=alicloud.cs.NodePoolScalingConfigArgs(
             enable=True, min_size=shape.min_size, max_size=shape.max_size, is_bond_eip=False
         ),

@@ -9,11 +9,21 @@ from ipaddress import IPv4Network
 import pulumi
 import pulumi_alicloud as alicloud
 
+from components import labels
 from components.alicloud._common import check, child_options
-from components.spec import ClusterSpec, NetworkSpec, Problem
+from components.alicloud._pool import Placement, PoolShape, node_pool
+from components.catalog import Cloud
+from components.spec import SYSTEM_POOL_NAME, ClusterSpec, NetworkSpec, Problem, system_pool_problems
 from components.versions import ACK_KUBERNETES_RELEASES
 
-__all__ = ["ADDONS", "CLUSTER_TAG_KEY", "SERVICE_CIDR", "GpuCluster", "GpuClusterArgs"]
+__all__ = ["ADDONS", "CLUSTER_TAG_KEY", "SERVICE_CIDR", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]
+
+SYSTEM_INSTANCE_TYPES = ("ecs.g7.xlarge",)
+"""Default types of the system node pool: 4 vCPUs and 16 GiB. ACK refuses node types with fewer than 4 vCPUs
+(e.g. ecs.g6.large) and, with Terway in shared-ENI mode, types whose (ENIs - 1) x IPs per ENI is 11 or less
+(https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/
+select-ecs-instances-to-create-the-master-and-worker-nodes-of-an-ack-cluster)."""
+
 
 CLUSTER_SPEC = "ack.pro.small"
 """ACK managed cluster Pro edition (cs.ManagedKubernetes ``cluster_spec``)."""
@@ -43,6 +53,10 @@ ADDONS: tuple[tuple[str, bool], ...] = (
     # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/auto-repair).
     ("ack-node-problem-detector", False),
     ("node-lifecycle-controller", False),
+    # RRSA for pods: injects the OIDC token and role environment into pods of namespaces labelled
+    # pod-identity.alibabacloud.com/injection=on whose ServiceAccount names a RAM role
+    # (https://www.alibabacloud.com/help/doc-detail/600451.html, ack-pod-identity-webhook).
+    ("ack-pod-identity-webhook", False),
     # No internet-facing ingress: the NGINX ingress add-on would create a public SLB; disabled explicitly.
     ("nginx-ingress-controller", True),
 )
@@ -66,7 +80,11 @@ class GpuClusterArgs:
 
 
 class GpuCluster(pulumi.ComponentResource):
-    """ACK managed Pro cluster: private API server only, Secrets encrypted with the KmsKey, RRSA for pods."""
+    """ACK managed Pro cluster: private API server only, Secrets encrypted with the KmsKey, RRSA for pods.
+
+    Children: ``<name>-cluster`` and ``<name>-system``, an untainted pool of CPU nodes (pay-as-you-go, encrypted
+    disks, no public IP, autoscaled between the spec's system sizes) where cluster add-ons and monitoring run.
+    """
 
     cluster_id: pulumi.Output[str]
     """The cluster's id."""
@@ -76,10 +94,18 @@ class GpuCluster(pulumi.ComponentResource):
     """A kubeconfig for the cluster (secret); unknown until the cluster exists."""
     rrsa_oidc_issuer_url: pulumi.Output[str]
     """The RRSA OIDC issuer, for RAM roles of service accounts."""
+    rrsa_oidc_provider_arn: pulumi.Output[str]
+    """The RAM OIDC identity provider ACK registers for RRSA (the Federated principal of service-account roles)."""
+    endpoint: pulumi.Output[str]
+    """The API server's intranet endpoint."""
+    system_node_pool_id: pulumi.Output[str]
+    """The system node pool's id."""
+    system_node_pool_name: str
+    """The system node pool's name in ACK."""
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.spec
-        problems = []
+        problems: list[Problem] = []
         release = ACK_KUBERNETES_RELEASES.get(spec.kubernetes_version)
         if release is None:
             pinned = ", ".join(sorted(ACK_KUBERNETES_RELEASES))
@@ -88,6 +114,7 @@ class GpuCluster(pulumi.ComponentResource):
         if args.network.vpc_cidr.overlaps(SERVICE_CIDR):
             message = f"overlaps the cluster's Service range {SERVICE_CIDR}"
             problems.append(Problem("vpcCidr", message, str(args.network.vpc_cidr)))
+        problems += system_pool_problems(Cloud.ALICLOUD, spec)
         check(problems)
         super().__init__("gpucloud:alicloud:GpuCluster", name, None, opts)
         self.cluster_name = name
@@ -118,10 +145,37 @@ class GpuCluster(pulumi.ComponentResource):
         self.cluster_id = cluster.id
         self.kubeconfig = pulumi.Output.secret(credential.kube_config)
         self.rrsa_oidc_issuer_url = cluster.rrsa_metadata.apply(lambda m: (m.rrsa_oidc_issuer_url or "") if m else "")
+        self.rrsa_oidc_provider_arn = cluster.rrsa_metadata.apply(
+            lambda m: (m.ram_oidc_provider_arn or "") if m else ""
+        )
+        self.endpoint = cluster.connections.apply(_intranet_endpoint)
+        system = PoolShape(
+            pool_name=SYSTEM_POOL_NAME,
+            group=SYSTEM_POOL_NAME,
+            purpose=labels.SYSTEM_PURPOSE,
+            instance_types=spec.system_instance_types or SYSTEM_INSTANCE_TYPES,
+            min_size=spec.system_min_size,
+            max_size=spec.system_max_size,
+            disk_size_gib=spec.system_disk_size_gib,
+            capacity="on-demand",
+            gpu=False,
+        )
+        # The system pool spans every vswitch of the cluster.
+        placement = Placement(cluster.id, {"all": list(args.vswitch_ids)}, args.kms_key_id, args.tags)
+        self.system_node_pool_id = node_pool(f"{name}-{SYSTEM_POOL_NAME}", system, placement, self).node_pool_id
+        self.system_node_pool_name = SYSTEM_POOL_NAME
         self.register_outputs(
             {
                 "clusterId": self.cluster_id,
                 "kubeconfig": self.kubeconfig,
                 "rrsaOidcIssuerUrl": self.rrsa_oidc_issuer_url,
+                "endpoint": self.endpoint,
+                "systemNodePoolId": self.system_node_pool_id,
             }
         )
+
+
+def _intranet_endpoint(connections: object) -> str:
+    # Typed as a list of connections by pulumi-alicloud; one object in the Terraform schema's older releases.
+    first = connections[0] if isinstance(connections, list) and connections else connections
+    return str(getattr(first, "api_server_intranet", None) or "")

@@ -55,6 +55,8 @@ class KmsKey(pulumi.ComponentResource):
 
     key_id: pulumi.Output[str]
     """The key's id (for ACK secrets encryption, disk and OSS encryption)."""
+    key_arn: pulumi.Output[str]
+    """The key's ARN (``acs:kms:<region>:<account>:key/<id>``)."""
     alias_name: str
     """The key's alias, ``alias/<name>``."""
 
@@ -81,4 +83,5 @@ class KmsKey(pulumi.ComponentResource):
         self.alias_name = f"alias/{name}"
         alicloud.kms.Alias(f"{name}-alias", alias_name=self.alias_name, key_id=key.id, opts=child_options(self))
         self.key_id = key.id
-        self.register_outputs({"keyId": self.key_id, "aliasName": self.alias_name})
+        self.key_arn = key.arn
+        self.register_outputs({"keyId": self.key_id, "keyArn": self.key_arn, "aliasName": self.alias_name})

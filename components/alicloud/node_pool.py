@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pulumi
 
 from components.alicloud._common import check
-from components.alicloud._pool import PoolArgs, gpu_node_pool, shape_of, vswitch_problems
+from components.alicloud._pool import PoolArgs, node_pool, shape_of, vswitch_problems
 from components.catalog import Cloud
 from components.spec import GpuNodePoolSpec, pool_problems
 
@@ -55,7 +55,7 @@ class GpuNodePool(pulumi.ComponentResource):
             max_size=spec.max_size,
             extra_labels={**spec.labels, **sharing},
         )
-        pool = gpu_node_pool(f"{name}-pool", shape, args.placement(spec.zones), self)
+        pool = node_pool(f"{name}-pool", shape, args.placement(spec.zones), self)
         self.node_pool_id = pool.node_pool_id
         self.node_pool_name = spec.name
         self.register_outputs({"nodePoolId": self.node_pool_id})

@@ -10,7 +10,7 @@ from typing import Any
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.alicloud._common import child_options
+from components.alicloud._common import attached_policy, child_options
 from components.alicloud.cluster import CLUSTER_TAG_KEY
 from components.spec import AccessSpec
 
@@ -156,19 +156,13 @@ class GpuAdminAccess(pulumi.ComponentResource):
             tags=dict(args.tags),
             opts=child_options(self),
         )
-        policy = alicloud.ram.Policy(
+        attached_policy(
             f"{role_name}-policy",
-            policy_name=role_name,
-            description=f"{role_name} on ACK cluster {cluster_name} only",
-            policy_document=scoped_policy(actions, cluster_name),
-            tags=dict(args.tags),
-            opts=child_options(self),
-        )
-        alicloud.ram.RolePolicyAttachment(
-            f"{role_name}-policy-attachment",
-            role_name=role.role_name,
-            policy_name=policy.policy_name,
-            policy_type="Custom",
-            opts=child_options(self),
+            self,
+            role,
+            role_name,
+            f"{role_name} on ACK cluster {cluster_name} only",
+            scoped_policy(actions, cluster_name),
+            args.tags,
         )
         return role

@@ -9,7 +9,7 @@ import pulumi_alicloud as alicloud
 
 from components import labels
 from components.alicloud._common import check
-from components.alicloud._pool import PoolArgs, gpu_node_pool, shape_of
+from components.alicloud._pool import PoolArgs, node_pool, shape_of
 from components.alicloud.node_pool import ON_DEMAND
 from components.catalog import Cloud
 from components.spec import SpotGroupSpec, spot_problems
@@ -93,7 +93,7 @@ class SpotGpuGroup(pulumi.ComponentResource):
             extra_taints=(SPOT_TAINT,),
         )
         placement = args.placement()
-        spot = gpu_node_pool(f"{name}{labels.SPOT_SUFFIX}", shape, placement, self, **spot_capacity(spec))
+        spot = node_pool(f"{name}{labels.SPOT_SUFFIX}", shape, placement, self, **spot_capacity(spec))
         self.spot_node_pool_id = spot.node_pool_id
         self.fallback_node_pool_id = None
         if spec.on_demand_fallback:
@@ -104,6 +104,6 @@ class SpotGpuGroup(pulumi.ComponentResource):
                 min_size=0,
                 max_size=spec.fallback_max_size or spec.max_size,
             )
-            pool = gpu_node_pool(f"{name}{labels.FALLBACK_SUFFIX}", fallback, placement, self)
+            pool = node_pool(f"{name}{labels.FALLBACK_SUFFIX}", fallback, placement, self)
             self.fallback_node_pool_id = pool.node_pool_id
         self.register_outputs({"spotNodePoolId": self.spot_node_pool_id})

@@ -1,6 +1,7 @@
 """AWS components for GPU clusters on EKS: network, peering, KMS, cluster, GPU pools, spot, access, storage."""
 
 from components.aws.cluster import GpuCluster, GpuClusterArgs
+from components.aws.identity import PodIdentityRole, PodIdentityRoleArgs
 from components.aws.kms import KmsKey, KmsKeyArgs
 from components.aws.network import PrivateNetwork, PrivateNetworkArgs
 from components.aws.node_pool import GpuNodePool, GpuNodePoolArgs, NodeGroupTarget
@@ -21,6 +22,8 @@ __all__ = [
     "KmsKey",
     "KmsKeyArgs",
     "NodeGroupTarget",
+    "PodIdentityRole",
+    "PodIdentityRoleArgs",
     "PrivateNetwork",
     "PrivateNetworkArgs",
     "PrivateVpcPeering",

@@ -1,12 +1,15 @@
-"""Building blocks shared by GpuNodePool and SpotGpuGroup: the node role, launch template and node group.
+"""Building blocks shared by GpuNodePool, SpotGpuGroup and the cluster's system pool: node role, launch template
+and node group.
 
 A node group here is always an EKS managed node group on a launch template that requires IMDSv2, gives no
-interface a public address and encrypts the root volume with the environment's key; the GPU taint, labels and
-cluster-autoscaler tags come from a :class:`NodeGroupPlan`.
+interface a public address and encrypts the root volume with the environment's key; the taints, labels and
+cluster-autoscaler tags come from a :class:`NodeGroupPlan`. GPU groups carry the GPU taint; the system group
+(CPU types, standard AMI) carries none, so that cluster add-ons have somewhere to run.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -21,6 +24,7 @@ from components.versions import EKS_AL2023_RELEASE_VERSIONS, EKS_GPU_AMI_TYPES
 
 __all__ = [
     "NODE_POLICIES",
+    "SYSTEM_AMI_TYPES",
     "NodeGroupPlan",
     "NodeGroupTarget",
     "catalog_types",
@@ -76,7 +80,7 @@ class NodeGroupPlan:
     node_group_name: str
     """The EKS node group name (the autoscaler's priority expander matches it)."""
     instance_types: tuple[InstanceType, ...]
-    """Catalog entries of the instance types."""
+    """Catalog entries of the GPU instance types (empty for the system group)."""
     capacity_type: str
     """``ON_DEMAND`` or ``SPOT`` (EKS CreateNodegroup capacityType)."""
     min_size: int
@@ -98,6 +102,36 @@ class NodeGroupPlan:
     placement_group: bool = False
     """Launch into a cluster placement group."""
     tags: Mapping[str, str] = field(default_factory=dict)
+    cpu_instance_types: tuple[str, ...] = ()
+    """Non-GPU instance types of the system group, instead of ``instance_types``: no GPU taint, standard AMI."""
+
+    @property
+    def type_names(self) -> list[str]:
+        """The instance type names, GPU or not."""
+        return [t.name for t in self.instance_types] or list(self.cpu_instance_types)
+
+    @property
+    def arches(self) -> list[str]:
+        """The CPU architectures of the instance types, sorted, without repeats."""
+        return sorted({t.arch for t in self.instance_types} | {cpu_arch(n) for n in self.cpu_instance_types})
+
+    @property
+    def gpus(self) -> int:
+        """GPUs per node (the smallest type's count; 0 for the system group)."""
+        return min((t.gpu_count for t in self.instance_types), default=0)
+
+
+SYSTEM_AMI_TYPES = {"x86_64": "AL2023_x86_64_STANDARD", "arm64": "AL2023_ARM_64_STANDARD"}
+"""EKS AMI type of the (non-GPU) system node group by architecture (EKS API reference, Nodegroup amiType)."""
+
+_GRAVITON = re.compile(r"^[a-z]+\d+g[a-z]*\.")
+"""Graviton (arm64) instance families carry a ``g`` after the generation, e.g. m7g, c6gn, r8gd (EC2 User Guide,
+"Amazon EC2 instance type naming conventions": g = AWS Graviton processors). GPU families are in the catalog."""
+
+
+def cpu_arch(instance_type: str) -> str:
+    """The architecture of a non-GPU EC2 instance type."""
+    return "arm64" if _GRAVITON.match(instance_type) else "x86_64"
 
 
 GPU_TAINT_VALUE = "true"
@@ -112,7 +146,7 @@ def plan_problems(plan: NodeGroupPlan, target: NodeGroupTarget, path: str = "") 
         for zone in plan.zones
         if zone not in target.subnets
     ]
-    arches = sorted({t.arch for t in plan.instance_types})
+    arches = plan.arches
     if len(arches) > 1:
         problems.append(Problem(f"{prefix}instanceTypes", "mixes CPU architectures", arches))
     ami_type = _ami_type(plan)
@@ -198,7 +232,7 @@ def declare_node_group(
         placement = aws.ec2.LaunchTemplatePlacementArgs(group_name=group.name)
     template = aws.ec2.LaunchTemplate(
         f"{base}-lt",
-        description=f"GPU nodes of {plan.node_group_name}",
+        description=f"Nodes of {plan.node_group_name}",
         update_default_version=True,
         metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
             http_endpoint="enabled", http_tokens="required", http_put_response_hop_limit=IMDS_HOP_LIMIT
@@ -208,8 +242,8 @@ def declare_node_group(
         placement=placement,
         opts=child,
     )
-    gpus = min(t.gpu_count for t in plan.instance_types)
-    taints = [(labels.GPU_TAINT_KEY, GPU_TAINT_VALUE), *plan.taints]
+    gpus = plan.gpus
+    taints = [*([(labels.GPU_TAINT_KEY, GPU_TAINT_VALUE)] if gpus else []), *plan.taints]
     tags = pulumi.Output.from_input(target.cluster_name).apply(
         lambda cluster: _autoscaler_tags(cluster, plan, gpus, taints)
     )
@@ -223,7 +257,7 @@ def declare_node_group(
         release_version=plan.release_version or EKS_AL2023_RELEASE_VERSIONS[target.kubernetes_version],
         version=target.kubernetes_version,
         capacity_type=plan.capacity_type,
-        instance_types=[t.name for t in plan.instance_types],
+        instance_types=plan.type_names,
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(
             min_size=plan.min_size, desired_size=plan.desired_size, max_size=plan.max_size
         ),
@@ -244,7 +278,7 @@ def declare_node_group(
 
 
 def _ami_type(plan: NodeGroupPlan) -> str:
-    return plan.ami_type or EKS_GPU_AMI_TYPES[plan.instance_types[0].arch]
+    return plan.ami_type or (EKS_GPU_AMI_TYPES if plan.gpus else SYSTEM_AMI_TYPES)[plan.arches[0]]
 
 
 def _volumes(plan: NodeGroupPlan, target: NodeGroupTarget) -> list[aws.ec2.LaunchTemplateBlockDeviceMappingArgs]:
@@ -293,8 +327,9 @@ def _autoscaler_tags(cluster: str, plan: NodeGroupPlan, gpus: int, taints: Seque
         **plan.tags,
         f"{AUTOSCALER_TAG}/enabled": "true",
         f"{AUTOSCALER_TAG}/{cluster}": "owned",
-        f"{template}/resources/{labels.GPU_TAINT_KEY}": str(gpus),
     }
+    if gpus:
+        tags[f"{template}/resources/{labels.GPU_TAINT_KEY}"] = str(gpus)
     if plan.efa:
         tags[f"{template}/resources/vpc.amazonaws.com/efa"] = str(plan.instance_types[0].efa_interfaces)
     tags.update({f"{template}/label/{k}": v for k, v in plan.labels.items()})

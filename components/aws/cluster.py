@@ -9,12 +9,22 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
+from components import labels
 from components.aws._iam import Account, account_of, document, managed_policy_arn, service_trust
+from components.aws._node_group import NodeGroupPlan, NodeGroupTarget, declare_node_group, declare_node_role
 from components.aws.kms import key_use_statement
-from components.spec import ClusterSpec, ConfigError, Problem
+from components.catalog import Cloud
+from components.spec import SYSTEM_POOL_NAME, ClusterSpec, ConfigError, Problem, system_pool_problems
 from components.versions import EKS_ADDON_VERSIONS
 
-__all__ = ["CONTROL_PLANE_LOG_TYPES", "GpuCluster", "GpuClusterArgs"]
+__all__ = ["CONTROL_PLANE_LOG_TYPES", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]
+
+SYSTEM_INSTANCE_TYPES = ("m6i.xlarge",)
+"""Default types of the system node group: 4 vCPUs and 16 GiB (EC2 M6i general purpose instances,
+aws.amazon.com/ec2/instance-types/m6i/), room for coredns, the cluster autoscaler, kube-prometheus-stack and
+prometheus-adapter on two nodes; 58 pods per node with the VPC CNI (amazon-eks-ami eni-max-pods.txt), where
+m6i.large would hold 29."""
+
 
 CONTROL_PLANE_LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 """Every EKS control-plane log type (EKS User Guide, "Send control plane logs to CloudWatch Logs")."""
@@ -50,7 +60,11 @@ class GpuCluster(pulumi.ComponentResource):
     """An EKS cluster with a private endpoint only, KMS-encrypted secrets, every control-plane log and IRSA.
 
     Children: ``<name>-cluster-role``, ``<name>-cluster-policy``, ``<name>-cluster-kms``,
-    ``<name>-control-plane-logs``, ``<name>-cluster``, ``<name>-oidc``, one ``<name>-<addon>`` per managed add-on.
+    ``<name>-control-plane-logs``, ``<name>-cluster``, ``<name>-oidc``, the system node group
+    (``<name>-system-node-role``
+    and its ``<name>-system-node-<policy>`` attachments, ``<name>-system-lt``, ``<name>-system``: untainted CPU nodes
+    for coredns and the cluster add-ons) and one ``<name>-<addon>`` per managed add-on, created once system nodes
+    exist (coredns stays degraded without a node to run on).
     """
 
     cluster_name: pulumi.Output[str]
@@ -69,6 +83,8 @@ class GpuCluster(pulumi.ComponentResource):
     """The cluster's OIDC issuer URL."""
     kubeconfig: pulumi.Output[str]
     """A kubeconfig (JSON, secret) for a pulumi_kubernetes Provider; it authenticates with ``aws eks get-token``."""
+    system_node_group_name: str
+    """The EKS name of the system node group."""
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         addons = _check(args)
@@ -124,6 +140,8 @@ class GpuCluster(pulumi.ComponentResource):
             ),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[attachment, key_policy, logs]),
         )
+        self.security_group_id = cluster.vpc_config.apply(_security_group)
+        system = self._system_node_group(name, args, cluster.name)
         issuer = cluster.identities.apply(lambda ids: (ids[0].oidcs[0].issuer or "") if ids and ids[0].oidcs else "")
         oidc = aws.iam.OpenIdConnectProvider(f"{name}-oidc", url=issuer, client_id_lists=[STS_AUDIENCE], opts=child)
         for addon, version in addons.items():
@@ -136,13 +154,12 @@ class GpuCluster(pulumi.ComponentResource):
                 # (EKS User Guide, "Create an Amazon EKS add-on": --resolve-conflicts).
                 resolve_conflicts_on_create="OVERWRITE",
                 resolve_conflicts_on_update="PRESERVE",
-                opts=child,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[system]),
             )
         self.cluster_name = cluster.name
         self.kubernetes_version = args.spec.kubernetes_version
         self.cluster_arn = cluster.arn
         self.endpoint = cluster.endpoint
-        self.security_group_id = cluster.vpc_config.apply(_security_group)
         self.oidc_provider_arn = oidc.arn
         self.oidc_issuer_url = issuer
         self.kubeconfig = pulumi.Output.secret(
@@ -157,8 +174,42 @@ class GpuCluster(pulumi.ComponentResource):
                 "securityGroupId": self.security_group_id,
                 "oidcProviderArn": self.oidc_provider_arn,
                 "kubeconfig": self.kubeconfig,
+                "systemNodeGroupName": self.system_node_group_name,
             }
         )
+
+    def _system_node_group(
+        self, name: str, args: GpuClusterArgs, cluster_name: pulumi.Output[str]
+    ) -> aws.eks.NodeGroup:
+        """The untainted on-demand CPU node group over every private subnet, on the shared launch template."""
+        spec = args.spec
+        role, attachments = declare_node_role(f"{name}-system", self)
+        plan = NodeGroupPlan(
+            suffix=SYSTEM_POOL_NAME,
+            node_group_name=SYSTEM_POOL_NAME,
+            instance_types=(),
+            cpu_instance_types=spec.system_instance_types or SYSTEM_INSTANCE_TYPES,
+            capacity_type="ON_DEMAND",
+            min_size=spec.system_min_size,
+            desired_size=spec.system_min_size,
+            max_size=spec.system_max_size,
+            disk_size_gib=spec.system_disk_size_gib,
+            zones=(_ALL_SUBNETS,),
+            labels={labels.PURPOSE_LABEL: labels.SYSTEM_PURPOSE, labels.CAPACITY_LABEL: "on-demand"},
+        )
+        target = NodeGroupTarget(
+            cluster_name=cluster_name,
+            kubernetes_version=spec.kubernetes_version,
+            cluster_security_group_id=self.security_group_id,
+            kms_key_arn=args.kms_key_arn,
+            subnets={_ALL_SUBNETS: list(args.subnet_ids)},
+        )
+        self.system_node_group_name = plan.node_group_name
+        return declare_node_group(name, self, plan, target, role.arn, attachments)
+
+
+_ALL_SUBNETS = "all-private-subnets"
+"""The system group's one "zone" in its NodeGroupTarget: it spans every private subnet of the cluster."""
 
 
 def _security_group(config: aws.eks.outputs.ClusterVpcConfig) -> str:
@@ -190,7 +241,7 @@ def kubeconfig(name: str, endpoint: str, certificate_authority: str | None, acco
 
 
 def _check(args: GpuClusterArgs) -> dict[str, str]:
-    problems = []
+    problems: list[Problem] = []
     version = args.spec.kubernetes_version
     addons = EKS_ADDON_VERSIONS.get(version)
     if addons is None:
@@ -203,6 +254,7 @@ def _check(args: GpuClusterArgs) -> dict[str, str]:
         )
     if len(args.subnet_ids) < 2:
         problems.append(Problem("subnetIds", "EKS needs subnets in at least two zones", len(args.subnet_ids)))
+    problems += system_pool_problems(Cloud.AWS, args.spec)
     if not args.kms_key_alias.startswith("alias/"):
         problems.append(Problem("kmsKeyAlias", "not an alias name (alias/...)", args.kms_key_alias))
     if problems:

@@ -11,7 +11,7 @@ import pulumi_aws as aws
 from components.aws._iam import Account, account_of, document
 from components.spec import CheckpointBucketSpec, ConfigError, Problem
 
-__all__ = ["CheckpointBucket", "CheckpointBucketArgs"]
+__all__ = ["CheckpointBucket", "CheckpointBucketArgs", "checkpoint_bucket_name"]
 
 MIN_TLS_VERSION = "1.3"
 """Requests over older TLS are denied (S3 User Guide, bucket policy condition key s3:TlsVersion)."""
@@ -55,7 +55,7 @@ class CheckpointBucket(pulumi.ComponentResource):
         super().__init__("gpucloud:aws:CheckpointBucket", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         account = account_of(self)
-        bucket_name = account.apply(lambda a: f"{args.name_prefix}-{a.account_id}-{a.region}")
+        bucket_name = account.apply(lambda a: checkpoint_bucket_name(a, args.name_prefix))
         bucket = aws.s3.Bucket(
             f"{name}-bucket",
             bucket=bucket_name,
@@ -123,6 +123,11 @@ class CheckpointBucket(pulumi.ComponentResource):
         self.bucket_name = bucket.bucket
         self.bucket_arn = bucket.arn
         self.register_outputs({"bucketName": self.bucket_name, "bucketArn": self.bucket_arn})
+
+
+def checkpoint_bucket_name(account: Account, name_prefix: str) -> str:
+    """The bucket's name: the prefix, the account and the region (known before deployment, globally unique)."""
+    return f"{name_prefix}-{account.account_id}-{account.region}"
 
 
 def bucket_policy(account: Account, bucket_name: str) -> str:

@@ -24,13 +24,28 @@ from components.k8s.monitoring import adapter_rules, alert_groups
 from components.k8s.scheduling import daemonset_tolerations
 from components.spec import AddonsSpec, Cloud, ConfigError, GpuNodePoolSpec, Problem, SpotGroupSpec
 
-__all__ = ["AUTOSCALER_PRIORITIES", "MONITORING_NAMESPACE", "GpuAddons", "GpuAddonsArgs", "device_plugin_config"]
+__all__ = [
+    "AUTOSCALER_PRIORITIES",
+    "AUTOSCALER_SERVICE_ACCOUNT",
+    "MONITORING_NAMESPACE",
+    "SYSTEM_NAMESPACE",
+    "GpuAddons",
+    "GpuAddonsArgs",
+    "device_plugin_config",
+]
 
 MONITORING_NAMESPACE = "monitoring"
 """Namespace of Prometheus, Grafana, the DCGM exporter and prometheus-adapter."""
 
 SYSTEM_NAMESPACE = "kube-system"
 """Namespace of the device plugin and the cluster autoscaler."""
+
+AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
+"""The cluster autoscaler's ServiceAccount in SYSTEM_NAMESPACE; on AWS its role comes through EKS Pod Identity
+(components.aws.PodIdentityRole with the cluster-autoscaler statements)."""
+
+SYSTEM_NODES = {labels.PURPOSE_LABEL: labels.SYSTEM_PURPOSE}
+"""Node selector of the cluster-wide add-ons: the untainted system pool, never a GPU node."""
 
 PROMETHEUS_RELEASE = "kube-prometheus-stack"
 """Release name of kube-prometheus-stack; its Prometheus Service is ``<release>-prometheus``."""
@@ -68,7 +83,6 @@ class GpuAddonsArgs:
             device plugin config).
         cluster_name: AWS: the EKS cluster name (autoscaler auto-discovery of its node groups' ASGs).
         region: AWS: the cluster's region.
-        autoscaler_role_arn: AWS: the IAM role (IRSA) of the cluster autoscaler's service account.
     """
 
     addons: AddonsSpec
@@ -76,7 +90,6 @@ class GpuAddonsArgs:
     pools: Sequence[GpuNodePoolSpec | SpotGroupSpec] = ()
     cluster_name: pulumi.Input[str] | None = None
     region: str | None = None
-    autoscaler_role_arn: pulumi.Input[str] | None = None
 
 
 def device_plugin_config(pools: Sequence[GpuNodePoolSpec | SpotGroupSpec]) -> dict[str, str]:
@@ -122,7 +135,7 @@ class GpuAddons(pulumi.ComponentResource):
         if args.addons.prometheus_adapter and not args.addons.monitoring:
             problems.append(Problem("addons.prometheusAdapter", "needs monitoring (its Prometheus)", True))
         if install_autoscaler:
-            for field_name in ("cluster_name", "region", "autoscaler_role_arn"):
+            for field_name in ("cluster_name", "region"):
                 if getattr(args, field_name) is None:
                     problems.append(Problem(field_name, "required for the cluster autoscaler on aws", None))
         if problems:
@@ -165,6 +178,7 @@ class GpuAddons(pulumi.ComponentResource):
                         "port": 9090,
                     },
                     "rules": {"custom": adapter_rules()},
+                    "nodeSelector": SYSTEM_NODES,
                 }
                 self._release(name, versions.PROMETHEUS_ADAPTER_CHART, namespace, adapter, depends_on=[stack])
         if install_autoscaler:
@@ -176,12 +190,8 @@ class GpuAddons(pulumi.ComponentResource):
                     "cloudProvider": "aws",
                     "awsRegion": args.region,
                     "autoDiscovery": {"clusterName": args.cluster_name},
-                    "rbac": {
-                        "serviceAccount": {
-                            "name": "cluster-autoscaler",
-                            "annotations": {cloud.workload_identity_annotation: args.autoscaler_role_arn},
-                        }
-                    },
+                    "rbac": {"serviceAccount": {"name": AUTOSCALER_SERVICE_ACCOUNT}},
+                    "nodeSelector": SYSTEM_NODES,
                     "extraArgs": AUTOSCALER_ARGS,
                     "expanderPriorities": AUTOSCALER_PRIORITIES,
                 },
@@ -226,17 +236,27 @@ def _pool_affinity(operator: str, pools: list[str] | None = None) -> dict[str, A
 
 
 def _prometheus_values() -> dict[str, Any]:
+    # The stack's Deployments and StatefulSets on the system pool (chart values prometheusOperator.nodeSelector,
+    # prometheus.prometheusSpec.nodeSelector, alertmanager.alertmanagerSpec.nodeSelector and the grafana and
+    # kube-state-metrics subcharts' nodeSelector); the node exporter DaemonSet stays on every node.
     return {
+        "prometheusOperator": {"nodeSelector": SYSTEM_NODES},
         "prometheus": {
             "prometheusSpec": {
                 # Select every ServiceMonitor and PrometheusRule, not only those labelled for this release.
                 "serviceMonitorSelectorNilUsesHelmValues": False,
                 "ruleSelectorNilUsesHelmValues": False,
+                "nodeSelector": SYSTEM_NODES,
             }
         },
+        "alertmanager": {"alertmanagerSpec": {"nodeSelector": SYSTEM_NODES}},
         # kube_node_labels carries only allow-listed node labels: the pool label joins GPU series to pools.
-        "kube-state-metrics": {"metricLabelsAllowlist": [f"nodes=[{labels.POOL_LABEL}]"]},
+        "kube-state-metrics": {
+            "metricLabelsAllowlist": [f"nodes=[{labels.POOL_LABEL}]"],
+            "nodeSelector": SYSTEM_NODES,
+        },
         "grafana": {
+            "nodeSelector": SYSTEM_NODES,
             "dashboardProviders": {
                 "dashboardproviders.yaml": {
                     "apiVersion": 1,

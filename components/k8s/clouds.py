@@ -25,7 +25,8 @@ class CloudProfile:
     Attributes:
         cloud: The cloud.
         internal_load_balancer_annotations: Service annotations that make a LoadBalancer Service internal.
-        workload_identity_annotation: ServiceAccount annotation naming the cloud role a pod assumes.
+        workload_identity_annotation: ServiceAccount annotation naming the cloud role a pod assumes; None where the
+            cloud binds roles to ServiceAccounts outside the cluster.
         workload_identity_namespace_labels: Namespace labels the cloud's identity webhook needs.
         installs_device_plugin: The layer installs the NVIDIA device plugin (False: the cloud manages it).
         installs_cluster_autoscaler: The layer installs the cluster autoscaler (False: the cloud manages it).
@@ -35,7 +36,7 @@ class CloudProfile:
 
     cloud: Cloud
     internal_load_balancer_annotations: Mapping[str, str]
-    workload_identity_annotation: str
+    workload_identity_annotation: str | None
     workload_identity_namespace_labels: Mapping[str, str]
     installs_device_plugin: bool
     installs_cluster_autoscaler: bool
@@ -54,9 +55,10 @@ _PROFILES = {
             "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type": "ip",
             "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
         },
-        # IAM roles for service accounts: docs.aws.amazon.com/eks/latest/eksctl/iamserviceaccounts.html
-        # ("a service account should include the ARN of that role as an annotation (eks.amazonaws.com/role-arn)").
-        workload_identity_annotation="eks.amazonaws.com/role-arn",
+        # EKS Pod Identity: an association (components.aws.PodIdentityRole) binds the ServiceAccount to its role in
+        # the EKS API, and the eks-pod-identity-agent hands pods the credentials; the ServiceAccount needs no
+        # annotation (docs.aws.amazon.com/eks/latest/userguide/pod-identities.html, "EKS Pod Identity overview").
+        workload_identity_annotation=None,
         workload_identity_namespace_labels={},
         installs_device_plugin=True,
         installs_cluster_autoscaler=True,

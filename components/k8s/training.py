@@ -43,15 +43,16 @@ class TrainingDefaultsArgs:
             it with the gpu-user Role; pass ``depends_on=[rbac]`` in opts).
         access: The environment's access spec.
         cloud: The cluster's cloud (workload identity annotation).
-        checkpoint_role: The role the training ServiceAccount assumes to reach the checkpoint bucket: an IAM role
-            ARN (IRSA) on AWS, a RAM role name (RRSA) on Alibaba Cloud.
+        checkpoint_role: The role the training ServiceAccount assumes to reach the checkpoint bucket, where the
+            cloud names it on the ServiceAccount: a RAM role name (RRSA) on Alibaba Cloud. On AWS, leave it out and
+            associate ``TRAINING_SERVICE_ACCOUNT`` with a components.aws.PodIdentityRole.
         pool: The training pool jobs run on; its EFA setting decides the EFA transport variables.
     """
 
     training: TrainingSpec
     access: AccessSpec
     cloud: Cloud
-    checkpoint_role: pulumi.Input[str]
+    checkpoint_role: pulumi.Input[str] | None = None
     pool: GpuNodePoolSpec | None = None
 
 
@@ -74,12 +75,18 @@ class TrainingDefaults(pulumi.ComponentResource):
         if namespace not in args.access.gpu_namespaces:
             known = ", ".join(args.access.gpu_namespaces)
             problems.append(Problem("training.namespace", f"not a GPU namespace of access ({known})", namespace))
+        annotation = profile(args.cloud).workload_identity_annotation
+        if (annotation is None) != (args.checkpoint_role is None):
+            needs = "needed" if annotation is not None else "not used"
+            problems.append(Problem("checkpoint_role", f"{needs} on {args.cloud.value}", args.checkpoint_role))
         if args.pool is not None and args.pool.purpose is not PoolPurpose.TRAINING:
             problems.append(Problem("pool", f"pool {args.pool.name!r} is not a training pool", args.pool.purpose.value))
         if problems:
             raise ConfigError(problems)
         super().__init__("gpucloud:k8s:TrainingDefaults", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        # The namespace is named, not referenced: the children wait for what the component waits for (GpuRbac),
+        # since a component's depends_on does not reach its children (pulumi/pulumi#8721).
+        child = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts is not None else None)
         self.config_map = k8s.core.v1.ConfigMap(
             f"{name}-nccl",
             metadata=k8s.meta.v1.ObjectMetaArgs(name=NCCL_CONFIG_MAP, namespace=namespace),
@@ -91,7 +98,7 @@ class TrainingDefaults(pulumi.ComponentResource):
             metadata=k8s.meta.v1.ObjectMetaArgs(
                 name=TRAINING_SERVICE_ACCOUNT,
                 namespace=namespace,
-                annotations={profile(args.cloud).workload_identity_annotation: args.checkpoint_role},
+                annotations={annotation: args.checkpoint_role} if annotation and args.checkpoint_role else None,
             ),
             opts=child,
         )

@@ -10,6 +10,7 @@ from components.spec import ClusterSpec, NetworkSpec
 from tests.alicloud.support import NETWORK, component, custom, one, plan_of, registered, rejected
 
 CLUSTER = "alicloud:cs/managedKubernetes:ManagedKubernetes"
+POOL = "alicloud:cs/nodePool:NodePool"
 
 
 PINNED = ClusterSpec(kubernetes_version="1.33")
@@ -24,7 +25,7 @@ def _args(spec: ClusterSpec = PINNED, network: NetworkSpec = NETWORK) -> GpuClus
 def _inputs() -> dict:  # type: ignore[type-arg]
     plan = plan_of(lambda: GpuCluster("gpu", _args()))
     component(plan, "gpucloud:alicloud:GpuCluster")
-    assert [(r.type, r.name) for r in custom(plan)] == [(CLUSTER, "gpu-cluster")]
+    assert [(r.type, r.name) for r in custom(plan)] == [(CLUSTER, "gpu-cluster"), (POOL, "gpu-system")]
     return one(plan, CLUSTER).inputs
 
 
@@ -60,6 +61,7 @@ def test_addons_install_terway_csi_and_auto_repair_detectors_and_disable_nginx_i
         {"name": "csi-provisioner", "disabled": False},
         {"name": "ack-node-problem-detector", "disabled": False},
         {"name": "node-lifecycle-controller", "disabled": False},
+        {"name": "ack-pod-identity-webhook", "disabled": False},
         {"name": "nginx-ingress-controller", "disabled": True},
     ]
 
@@ -68,6 +70,51 @@ def test_control_plane_logs_are_kept_for_the_spec_retention() -> None:
     inputs = _inputs()
     assert inputs["controlPlaneLogComponents"] == ["apiserver", "kcm", "scheduler", "ccm"]
     assert inputs["controlPlaneLogTtl"] == "90"
+
+
+def _system_pool(spec: ClusterSpec = PINNED) -> dict:  # type: ignore[type-arg]
+    return one(plan_of(lambda: GpuCluster("gpu", _args(spec))), POOL).inputs
+
+
+def test_system_pool_is_untainted_cpu_capacity_without_gpu_labels() -> None:
+    pool = _system_pool()
+    assert pool["nodePoolName"] == "system"
+    assert pool["instanceTypes"] == ["ecs.g7.xlarge"]
+    assert pool["imageType"] == "AliyunLinux3"
+    assert pool["instanceChargeType"] == "PostPaid"
+    assert pool["vswitchIds"] == ["vsw-h", "vsw-i"]
+    assert pool["labels"] == [
+        {"key": "gpucloud.io/purpose", "value": "system"},
+        {"key": "gpucloud.io/capacity", "value": "on-demand"},
+    ]
+    assert pool.get("taints", []) == []
+    assert pool["scalingConfig"] == {"enable": True, "minSize": 2, "maxSize": 4, "isBondEip": False}
+
+
+def test_system_pool_has_no_public_ip_and_encrypted_disks() -> None:
+    pool = _system_pool()
+    assert pool["internetMaxBandwidthOut"] == 0
+    assert (pool["systemDiskEncrypted"], pool["systemDiskKmsKey"]) == (True, "key-123")
+    assert pool["dataDisks"] == [{"category": "cloud_essd", "size": 100, "encrypted": "true", "kmsKeyId": "key-123"}]
+
+
+def test_system_pool_types_and_sizes_come_from_the_spec() -> None:
+    spec = ClusterSpec(
+        kubernetes_version="1.33", system_instance_types=("ecs.g8y.xlarge",), system_min_size=3, system_max_size=5
+    )
+    pool = _system_pool(spec)
+    assert (pool["instanceTypes"], pool["imageType"]) == (["ecs.g8y.xlarge"], "AliyunLinux3Arm64")
+    assert (pool["scalingConfig"]["minSize"], pool["scalingConfig"]["maxSize"]) == (3, 5)
+
+
+def test_a_gpu_system_type_is_rejected() -> None:
+    spec = ClusterSpec(kubernetes_version="1.33", system_instance_types=("ecs.gn7i-c8g1.2xlarge",))
+    err, plan = rejected(lambda: GpuCluster("gpu", _args(spec)))
+    assert str(err) == (
+        "systemInstanceTypes.0: a GPU or accelerated type; the system pool runs CPU types only "
+        "(got ecs.gn7i-c8g1.2xlarge)"
+    )
+    assert registered(plan) == []
 
 
 def test_the_cluster_carries_its_scoping_tag() -> None:

@@ -23,14 +23,66 @@ def _cluster(spec: ClusterSpec | None = None, subnets: tuple[str, ...] = ("subne
 
 def test_children() -> None:
     assert type_counts(run(_cluster)) == {
-        "aws:iam/role:Role": 1,
-        "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 1,
+        "aws:iam/role:Role": 2,
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 4,
         "aws:iam/rolePolicy:RolePolicy": 1,
         "aws:cloudwatch/logGroup:LogGroup": 1,
         "aws:eks/cluster:Cluster": 1,
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
+        "aws:ec2/launchTemplate:LaunchTemplate": 1,
+        "aws:eks/nodeGroup:NodeGroup": 1,
         "aws:eks/addon:Addon": 4,
     }
+
+
+def test_system_node_group_is_untainted_cpu_capacity_on_the_standard_ami() -> None:
+    group = named(run(_cluster), "gpu-system").inputs
+    assert group["nodeGroupName"] == "system"
+    assert group["instanceTypes"] == ["m6i.xlarge"]
+    assert group["amiType"] == "AL2023_x86_64_STANDARD"
+    assert group["capacityType"] == "ON_DEMAND"
+    assert group["scalingConfig"] == {"minSize": 2, "desiredSize": 2, "maxSize": 4}
+    assert group["subnetIds"] == ["subnet-a", "subnet-b"]
+    assert group["labels"] == {"gpucloud.io/purpose": "system", "gpucloud.io/capacity": "on-demand"}
+    assert "taints" not in group or group["taints"] == []
+    assert "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu" not in group["tags"]
+
+
+def test_system_node_group_sizes_and_types_come_from_the_spec() -> None:
+    spec = ClusterSpec(system_instance_types=("m7g.xlarge",), system_min_size=3, system_max_size=6)
+    group = named(run(lambda: _cluster(spec)), "gpu-system").inputs
+    assert group["instanceTypes"] == ["m7g.xlarge"]
+    assert group["amiType"] == "AL2023_ARM_64_STANDARD"
+    assert group["scalingConfig"] == {"minSize": 3, "desiredSize": 3, "maxSize": 6}
+
+
+def test_system_launch_template_requires_imdsv2_no_public_ip_and_encrypts_the_root_volume() -> None:
+    template = named(run(_cluster), "gpu-system-lt").inputs
+    assert template["metadataOptions"]["httpTokens"] == "required"
+    assert [i["associatePublicIpAddress"] for i in template["networkInterfaces"]] == ["false"]
+    (volume,) = template["blockDeviceMappings"]
+    assert volume["ebs"] == {
+        "volumeType": "gp3",
+        "volumeSize": 100,
+        "encrypted": "true",
+        "kmsKeyId": KEY_ARN,
+        "deleteOnTermination": "true",
+    }
+
+
+def test_addons_wait_for_the_system_nodes() -> None:
+    plan = run(_cluster)
+    system = named(plan, "gpu-system").urn
+    assert all(system in addon.dependencies for addon in of_type(plan, "aws:eks/addon:Addon"))
+
+
+def test_gpu_system_types_are_rejected() -> None:
+    with pytest.raises(ConfigError) as err:
+        _cluster(ClusterSpec(system_instance_types=("g5.xlarge", "m6i")))
+    assert str(err.value) == (
+        "systemInstanceTypes.0: a GPU or accelerated type; the system pool runs CPU types only (got g5.xlarge)\n"
+        "systemInstanceTypes.1: not a aws instance type name (got m6i)"
+    )
 
 
 def test_endpoint_is_private_only() -> None:
@@ -72,7 +124,7 @@ def test_authentication_mode_is_api_and_version_pinned() -> None:
 
 def test_cluster_role_has_only_the_eks_cluster_policy() -> None:
     plan = run(_cluster)
-    (attachment,) = of_type(plan, "aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+    attachment = named(plan, "gpu-cluster-policy")
     assert attachment.inputs["policyArn"] == "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"
     (trust,) = statements(named(plan, "gpu-cluster-role").inputs["assumeRolePolicy"])
     assert trust["Principal"] == {"Service": "eks.amazonaws.com"}
@@ -128,7 +180,7 @@ def test_kubeconfig_output_is_marked_secret() -> None:
 
 
 def test_policies_lint_clean() -> None:
-    assert assert_policies_lint_clean(run(_cluster)) == 2
+    assert assert_policies_lint_clean(run(_cluster)) == 3
 
 
 def test_kubernetes_version_without_pinned_addons_is_rejected() -> None:

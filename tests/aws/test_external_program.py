@@ -71,7 +71,7 @@ def test_components_run_from_a_program_outside_the_repository(tmp_path: Path) ->
         "team-gpu": "gpucloud:aws:GpuCluster",
         "team-infer": "gpucloud:aws:GpuNodePool",
     }
-    node_group = next(r for r in plan.resources if r.type == "aws:eks/nodeGroup:NodeGroup")
+    node_group = next(r for r in plan.resources if r.name == "team-infer-nodes")
     assert node_group.inputs["instanceTypes"] == ["g6.xlarge"]
     assert node_group.inputs["labels"]["gpucloud.io/gpu-class"] == "nvidia-l4"
     assert node_group.provider.startswith("urn:pulumi:dev::team-gpu::pulumi:providers:aws::aws::")

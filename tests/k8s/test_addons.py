@@ -18,7 +18,6 @@ def _aws(**changes):
         "pools": (inference_pool(gpu_time_slicing_replicas=4), spot_group()),
         "cluster_name": "gpu-dev",
         "region": "us-east-1",
-        "autoscaler_role_arn": "arn:aws:iam::123456789012:role/cluster-autoscaler",
     }
     return GpuAddonsArgs(**(fields | changes))
 
@@ -137,9 +136,8 @@ def test_autoscaler_prefers_spot_then_fallback_and_scales_down():
     values = _values(_plan(_aws()), "cluster-autoscaler")
     assert values["cloudProvider"] == "aws"
     assert values["autoDiscovery"] == {"clusterName": "gpu-dev"}
-    assert values["rbac"]["serviceAccount"]["annotations"] == {
-        "eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/cluster-autoscaler"
-    }
+    # No IRSA annotation: EKS Pod Identity associates this ServiceAccount with its role.
+    assert values["rbac"]["serviceAccount"] == {"name": "cluster-autoscaler"}
     assert values["extraArgs"]["expander"] == "priority"
     assert values["extraArgs"]["scale-down-enabled"] == "true"
     assert values["expanderPriorities"] == {"50": [".*\\-spot.*"], "20": [".*\\-ondemand.*"], "10": [".*"]}
@@ -160,11 +158,11 @@ def test_monitoring_namespace_is_valid_kubernetes():
 
 
 def test_autoscaler_without_its_aws_inputs_is_refused():
-    args = _aws(cluster_name=None, autoscaler_role_arn=None)
+    args = _aws(cluster_name=None, region=None)
     message, plan = refused(lambda opts: GpuAddons("addons", args, opts=opts))
     assert message == (
         "cluster_name: required for the cluster autoscaler on aws (got null)\n"
-        "autoscaler_role_arn: required for the cluster autoscaler on aws (got null)"
+        "region: required for the cluster autoscaler on aws (got null)"
     )
     assert children(plan) == []
 
@@ -174,3 +172,16 @@ def test_adapter_without_monitoring_is_refused():
     message, plan = refused(lambda opts: GpuAddons("addons", args, opts=opts))
     assert message == "addons.prometheusAdapter: needs monitoring (its Prometheus) (got true)"
     assert children(plan) == []
+
+
+def test_cluster_wide_addons_run_on_the_system_pool():
+    plan = _plan(_aws())
+    system = {"gpucloud.io/purpose": "system"}
+    assert _values(plan, "cluster-autoscaler")["nodeSelector"] == system
+    assert _values(plan, "prometheus-adapter")["nodeSelector"] == system
+    stack = _values(plan, "kube-prometheus-stack")
+    assert stack["prometheusOperator"]["nodeSelector"] == system
+    assert stack["prometheus"]["prometheusSpec"]["nodeSelector"] == system
+    assert stack["alertmanager"]["alertmanagerSpec"]["nodeSelector"] == system
+    assert stack["grafana"]["nodeSelector"] == system
+    assert stack["kube-state-metrics"]["nodeSelector"] == system

@@ -20,7 +20,7 @@ def _efa_pool():
     )
 
 
-def _plan(access, cloud=Cloud.AWS, role=ROLE_ARN, pool=None, training=None):
+def _plan(access, cloud=Cloud.AWS, role=None, pool=None, training=None):
     args = TrainingDefaultsArgs(
         training=training or TrainingSpec(), access=access, cloud=cloud, checkpoint_role=role, pool=pool
     )
@@ -54,16 +54,32 @@ def test_efa_pool_adds_the_efa_transport(access):
     }
 
 
+def test_service_account_on_ack_names_its_rrsa_role(access):
+    inputs = one(_plan(access, Cloud.ALICLOUD, "checkpoints"), "training-service-account").inputs
+    assert inputs["metadata"] == {
+        "name": "training",
+        "namespace": "gpu-training",
+        "annotations": {"pod-identity.alibabacloud.com/role-name": "checkpoints"},
+    }
+
+
+def test_service_account_on_eks_has_no_annotation_pod_identity_binds_it(access):
+    inputs = one(_plan(access), "training-service-account").inputs
+    assert inputs["metadata"] == {"name": "training", "namespace": "gpu-training"}
+
+
 @pytest.mark.parametrize(
-    ("cloud", "role", "annotations"),
+    ("cloud", "role", "message"),
     [
-        (Cloud.AWS, ROLE_ARN, {"eks.amazonaws.com/role-arn": ROLE_ARN}),
-        (Cloud.ALICLOUD, "checkpoints", {"pod-identity.alibabacloud.com/role-name": "checkpoints"}),
+        (Cloud.AWS, ROLE_ARN, f"checkpoint_role: not used on aws (got {ROLE_ARN})"),
+        (Cloud.ALICLOUD, None, "checkpoint_role: needed on alicloud (got null)"),
     ],
 )
-def test_service_account_carries_the_clouds_workload_identity(access, cloud, role, annotations):
-    inputs = one(_plan(access, cloud, role), "training-service-account").inputs
-    assert inputs["metadata"] == {"name": "training", "namespace": "gpu-training", "annotations": annotations}
+def test_checkpoint_role_follows_the_clouds_workload_identity(access, cloud, role, message):
+    args = TrainingDefaultsArgs(training=TrainingSpec(), access=access, cloud=cloud, checkpoint_role=role)
+    refusal, plan = refused(lambda opts: TrainingDefaults("training", args, opts=opts))
+    assert refusal == message
+    assert children(plan) == []
 
 
 def test_quota_caps_requested_gpus(access):
@@ -81,7 +97,6 @@ def test_namespace_outside_the_gpu_namespaces_and_inference_pool_are_refused(acc
         training=TrainingSpec(namespace="default"),
         access=access,
         cloud=Cloud.AWS,
-        checkpoint_role=ROLE_ARN,
         pool=inference_pool(),
     )
     message, plan = refused(lambda opts: TrainingDefaults("training", args, opts=opts))

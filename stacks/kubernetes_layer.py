@@ -1,0 +1,132 @@
+"""The Kubernetes layer of an environment, on either cloud: priority classes, GPU RBAC, GPU add-ons, inference
+services and training defaults, on a provider built from the cluster's kubeconfig."""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.k8s import (
+    GpuAddons,
+    GpuAddonsArgs,
+    GpuRbac,
+    GpuRbacArgs,
+    InferenceService,
+    InferenceServiceArgs,
+    PriorityClasses,
+    TrainingDefaults,
+    TrainingDefaultsArgs,
+    cuda_problems,
+)
+from components.spec import ConfigError, GpuNodePoolSpec, PoolPurpose, Problem, SpotGroupSpec, StackConfig
+
+INFERENCE_NAMESPACE = "gpu-inference"
+"""Where inference services run (one of access.gpuNamespaces)."""
+
+
+@dataclass(frozen=True)
+class ClusterHandle:
+    """What the Kubernetes layer needs from an environment's cloud back end."""
+
+    kubeconfig: pulumi.Input[str]
+    """The cluster's kubeconfig (secret)."""
+    ready: Sequence[pulumi.Resource]
+    """The cluster component (control plane, system pool, managed add-ons): every object waits for it."""
+    pools: Mapping[str, pulumi.Resource]
+    """The node pool and spot group components by spec name: every object waits for them."""
+    cluster_name: pulumi.Input[str] | None = None
+    """AWS: the EKS cluster's name (cluster autoscaler auto-discovery)."""
+    addon_identities: Sequence[pulumi.Resource] = ()
+    """Workload identities the add-ons' pods need at creation (AWS: the autoscaler's Pod Identity association)."""
+    training_identities: Sequence[pulumi.Resource] = field(default_factory=list)
+    """Workload identities training pods need (the checkpoint role)."""
+    checkpoint_role: pulumi.Input[str] | None = None
+    """Where the cloud names the checkpoint role on the ServiceAccount (ACK: the RAM role name)."""
+    driver_version: str | None = None
+    """The NVIDIA driver the cloud pins on its GPU pools (ACK), for the CUDA checks."""
+
+
+def problems(config: StackConfig, driver_version: str | None = None) -> list[Problem]:
+    """What keeps the Kubernetes layer of ``config`` from being declared: services on pools whose driver cannot run
+    their CUDA, services without the inference namespace. Run before anything registers."""
+    pools = _pools(config)
+    found: list[Problem] = []
+    if config.inference and INFERENCE_NAMESPACE not in config.access.gpu_namespaces:
+        found.append(
+            Problem(
+                "access.gpuNamespaces", f"inference services need {INFERENCE_NAMESPACE}", config.access.gpu_namespaces
+            )
+        )
+    for i, service in enumerate(config.inference):
+        found += [
+            Problem(f"inference.{i}.{p.path}", p.message, p.value)
+            for p in cuda_problems(config.cloud, service, pools[service.pool], driver_version)
+        ]
+    return found
+
+
+def check(config: StackConfig, driver_version: str | None = None) -> None:
+    """Raise ConfigError for :func:`problems`."""
+    found = problems(config, driver_version)
+    if found:
+        raise ConfigError(found)
+
+
+def build(config: StackConfig, cluster: ClusterHandle) -> None:
+    """Declare the Kubernetes layer of ``config`` on ``cluster``."""
+    env = config.environment
+    # A component's depends_on does not reach its children (pulumi/pulumi#8721), so the wait is on the provider:
+    # every Kubernetes object uses it, and it exists only once the control plane, the system pool, the managed
+    # add-ons, the GPU node groups and the workload identities do (depending on a component waits for its children).
+    waits = [*cluster.ready, *cluster.pools.values(), *cluster.addon_identities, *cluster.training_identities]
+    provider = k8s.Provider(
+        f"{env}-kubernetes", kubeconfig=cluster.kubeconfig, opts=pulumi.ResourceOptions(depends_on=waits)
+    )
+
+    def opts(*waits_for: pulumi.Resource) -> pulumi.ResourceOptions:
+        return pulumi.ResourceOptions(provider=provider, depends_on=list(waits_for))
+
+    PriorityClasses(f"{env}-priority-classes", opts=opts())
+    rbac = GpuRbac(f"{env}-gpu-rbac", GpuRbacArgs(access=config.access, cloud=config.cloud), opts=opts())
+    pools = _pools(config)
+    addons = GpuAddons(
+        f"{env}-gpu-addons",
+        GpuAddonsArgs(
+            addons=config.addons,
+            cloud=config.cloud,
+            pools=list(pools.values()),
+            cluster_name=cluster.cluster_name,
+            region=config.region if cluster.cluster_name is not None else None,
+        ),
+        opts=opts(),
+    )
+    for service in config.inference:
+        InferenceService(
+            f"{env}-{service.name}",
+            InferenceServiceArgs(
+                service=service,
+                pool=pools[service.pool],
+                cloud=config.cloud,
+                namespace=rbac.namespaces[INFERENCE_NAMESPACE].metadata.name,
+                driver_version=cluster.driver_version,
+            ),
+            opts=opts(addons),
+        )
+    if config.training is not None:
+        training_pools = [p for p in config.node_pools if p.purpose is PoolPurpose.TRAINING]
+        TrainingDefaults(
+            f"{env}-training",
+            TrainingDefaultsArgs(
+                training=config.training,
+                access=config.access,
+                cloud=config.cloud,
+                checkpoint_role=cluster.checkpoint_role,
+                pool=training_pools[0] if training_pools else None,
+            ),
+            opts=opts(rbac),
+        )
+
+
+def _pools(config: StackConfig) -> dict[str, GpuNodePoolSpec | SpotGroupSpec]:
+    return {p.name: p for p in (*config.node_pools, *config.spot_groups)}

@@ -1,0 +1,45 @@
+"""The stack outputs every environment exports under the same names, whatever its cloud."""
+
+from collections.abc import Sequence
+
+import pulumi
+
+from components import labels
+from components.spec import StackConfig
+
+
+def export_common(
+    config: StackConfig,
+    *,
+    kms_key_id: pulumi.Input[str],
+    kms_key_arn: pulumi.Input[str],
+    vpc_id: pulumi.Input[str],
+    private_subnet_ids: Sequence[pulumi.Input[str]],
+    cluster_name: pulumi.Input[str],
+    cluster_endpoint: pulumi.Input[str],
+    kubeconfig: pulumi.Input[str],
+    system_pool: str,
+) -> None:
+    """Export environment, region, kmsKeyId, kmsKeyArn, vpcId, privateSubnetIds (vswitches on Alibaba Cloud),
+    clusterName, clusterEndpoint, kubeconfig (secret) and nodePoolNames. checkpointBucket, peeringConnectionId and
+    peerVpcId are exported where those exist."""
+    pulumi.export("environment", config.environment)
+    pulumi.export("region", config.region)
+    pulumi.export("kmsKeyId", kms_key_id)
+    pulumi.export("kmsKeyArn", kms_key_arn)
+    pulumi.export("vpcId", vpc_id)
+    pulumi.export("privateSubnetIds", list(private_subnet_ids))
+    pulumi.export("clusterName", cluster_name)
+    pulumi.export("clusterEndpoint", cluster_endpoint)
+    pulumi.export("kubeconfig", pulumi.Output.secret(kubeconfig))
+    pulumi.export("nodePoolNames", node_pool_names(config, system_pool))
+
+
+def node_pool_names(config: StackConfig, system: str) -> list[str]:
+    """Every node pool's name in the cloud: the system pool, the GPU pools, each spot group's spot and fall-back."""
+    names = [system, *(p.name for p in config.node_pools)]
+    for group in config.spot_groups:
+        names.append(f"{group.name}{labels.SPOT_SUFFIX}")
+        if group.on_demand_fallback:
+            names.append(f"{group.name}{labels.FALLBACK_SUFFIX}")
+    return names

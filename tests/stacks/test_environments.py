@@ -1,0 +1,394 @@
+"""Each environment of stacks/, run as `gpucloud plan` runs it: exact resource counts per type, the properties that
+make it that environment, and a policy pack that finds no mandatory violation."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpucloud.cli import POLICY_PACK
+from gpucloud.engine import Plan, run_program
+from gpucloud.model import RecordedResource, Violation
+from gpucloud.policy import run_policy_pack
+from gpucloud.project import load_project, load_stack, load_stack_outputs
+
+ROOT = Path(__file__).resolve().parents[2]
+STACKS = ("dev", "staging", "prod", "prod-cn")
+
+EXPECTED_COUNTS: dict[str, dict[str, int]] = {
+    "dev": {
+        "aws:cloudwatch/logGroup:LogGroup": 2,
+        "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": 1,
+        "aws:ec2/eip:Eip": 1,
+        "aws:ec2/flowLog:FlowLog": 1,
+        "aws:ec2/internetGateway:InternetGateway": 1,
+        "aws:ec2/launchTemplate:LaunchTemplate": 3,
+        "aws:ec2/natGateway:NatGateway": 1,
+        "aws:ec2/route:Route": 3,
+        "aws:ec2/routeTable:RouteTable": 3,
+        "aws:ec2/routeTableAssociation:RouteTableAssociation": 3,
+        "aws:ec2/securityGroup:SecurityGroup": 1,
+        "aws:ec2/subnet:Subnet": 3,
+        "aws:ec2/vpc:Vpc": 1,
+        "aws:ec2/vpcEndpoint:VpcEndpoint": 6,
+        "aws:eks/accessEntry:AccessEntry": 2,
+        "aws:eks/addon:Addon": 4,
+        "aws:eks/cluster:Cluster": 1,
+        "aws:eks/nodeGroup:NodeGroup": 3,
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 1,
+        "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
+        "aws:iam/role:Role": 7,
+        "aws:iam/rolePolicy:RolePolicy": 5,
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 7,
+        "aws:kms/alias:Alias": 1,
+        "aws:kms/key:Key": 1,
+        "kubernetes:apps/v1:Deployment": 1,
+        "kubernetes:autoscaling/v2:HorizontalPodAutoscaler": 1,
+        "kubernetes:core/v1:Namespace": 3,
+        "kubernetes:core/v1:Service": 1,
+        "kubernetes:helm.sh/v3:Release": 5,
+        "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
+        "kubernetes:policy/v1:PodDisruptionBudget": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:Role": 4,
+        "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": 4,
+        "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
+    },
+    "staging": {
+        "aws:cloudwatch/logGroup:LogGroup": 2,
+        "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": 1,
+        "aws:ec2/eip:Eip": 1,
+        "aws:ec2/flowLog:FlowLog": 1,
+        "aws:ec2/internetGateway:InternetGateway": 1,
+        "aws:ec2/launchTemplate:LaunchTemplate": 4,
+        "aws:ec2/natGateway:NatGateway": 1,
+        "aws:ec2/peeringConnectionOptions:PeeringConnectionOptions": 2,
+        "aws:ec2/placementGroup:PlacementGroup": 1,
+        "aws:ec2/route:Route": 7,
+        "aws:ec2/routeTable:RouteTable": 3,
+        "aws:ec2/routeTableAssociation:RouteTableAssociation": 3,
+        "aws:ec2/securityGroup:SecurityGroup": 1,
+        "aws:ec2/subnet:Subnet": 3,
+        "aws:ec2/vpc:Vpc": 1,
+        "aws:ec2/vpcEndpoint:VpcEndpoint": 6,
+        "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 1,
+        "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 1,
+        "aws:eks/accessEntry:AccessEntry": 2,
+        "aws:eks/addon:Addon": 4,
+        "aws:eks/cluster:Cluster": 1,
+        "aws:eks/nodeGroup:NodeGroup": 4,
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 2,
+        "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
+        "aws:iam/role:Role": 9,
+        "aws:iam/rolePolicy:RolePolicy": 6,
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 10,
+        "aws:kms/alias:Alias": 1,
+        "aws:kms/key:Key": 1,
+        "aws:s3/bucket:Bucket": 1,
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": 1,
+        "aws:s3/bucketOwnershipControls:BucketOwnershipControls": 1,
+        "aws:s3/bucketPolicy:BucketPolicy": 1,
+        "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": 1,
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": 1,
+        "aws:s3/bucketVersioning:BucketVersioning": 1,
+        "kubernetes:apps/v1:Deployment": 1,
+        "kubernetes:autoscaling/v2:HorizontalPodAutoscaler": 1,
+        "kubernetes:core/v1:ConfigMap": 1,
+        "kubernetes:core/v1:Namespace": 3,
+        "kubernetes:core/v1:ResourceQuota": 1,
+        "kubernetes:core/v1:Service": 1,
+        "kubernetes:core/v1:ServiceAccount": 1,
+        "kubernetes:helm.sh/v3:Release": 5,
+        "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
+        "kubernetes:policy/v1:PodDisruptionBudget": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:Role": 4,
+        "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": 4,
+        "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
+    },
+    "prod": {
+        "aws:cloudwatch/logGroup:LogGroup": 3,
+        "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": 2,
+        "aws:ec2/eip:Eip": 3,
+        "aws:ec2/flowLog:FlowLog": 2,
+        "aws:ec2/internetGateway:InternetGateway": 1,
+        "aws:ec2/launchTemplate:LaunchTemplate": 5,
+        "aws:ec2/natGateway:NatGateway": 3,
+        "aws:ec2/peeringConnectionOptions:PeeringConnectionOptions": 2,
+        "aws:ec2/placementGroup:PlacementGroup": 1,
+        "aws:ec2/route:Route": 9,
+        "aws:ec2/routeTable:RouteTable": 6,
+        "aws:ec2/routeTableAssociation:RouteTableAssociation": 8,
+        "aws:ec2/securityGroup:SecurityGroup": 2,
+        "aws:ec2/subnet:Subnet": 8,
+        "aws:ec2/vpc:Vpc": 2,
+        "aws:ec2/vpcEndpoint:VpcEndpoint": 12,
+        "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 1,
+        "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 1,
+        "aws:eks/accessEntry:AccessEntry": 2,
+        "aws:eks/addon:Addon": 4,
+        "aws:eks/cluster:Cluster": 1,
+        "aws:eks/nodeGroup:NodeGroup": 5,
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 2,
+        "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
+        "aws:iam/role:Role": 11,
+        "aws:iam/rolePolicy:RolePolicy": 7,
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 13,
+        "aws:kms/alias:Alias": 2,
+        "aws:kms/key:Key": 2,
+        "aws:s3/bucket:Bucket": 1,
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": 1,
+        "aws:s3/bucketOwnershipControls:BucketOwnershipControls": 1,
+        "aws:s3/bucketPolicy:BucketPolicy": 1,
+        "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": 1,
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": 1,
+        "aws:s3/bucketVersioning:BucketVersioning": 1,
+        "kubernetes:apps/v1:Deployment": 1,
+        "kubernetes:autoscaling/v2:HorizontalPodAutoscaler": 1,
+        "kubernetes:core/v1:ConfigMap": 1,
+        "kubernetes:core/v1:Namespace": 3,
+        "kubernetes:core/v1:ResourceQuota": 1,
+        "kubernetes:core/v1:Service": 1,
+        "kubernetes:core/v1:ServiceAccount": 1,
+        "kubernetes:helm.sh/v3:Release": 5,
+        "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
+        "kubernetes:policy/v1:PodDisruptionBudget": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:Role": 4,
+        "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": 4,
+        "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
+    },
+    "prod-cn": {
+        "alicloud:cs/kubernetesPermission:KubernetesPermission": 2,
+        "alicloud:cs/managedKubernetes:ManagedKubernetes": 1,
+        "alicloud:cs/nodePool:NodePool": 5,
+        "alicloud:ecs/eipAddress:EipAddress": 1,
+        "alicloud:ecs/eipAssociation:EipAssociation": 1,
+        "alicloud:kms/alias:Alias": 1,
+        "alicloud:kms/key:Key": 1,
+        "alicloud:oss/bucket:Bucket": 1,
+        "alicloud:oss/bucketAcl:BucketAcl": 1,
+        "alicloud:oss/bucketPublicAccessBlock:BucketPublicAccessBlock": 1,
+        "alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption": 1,
+        "alicloud:oss/bucketVersioning:BucketVersioning": 1,
+        "alicloud:ram/policy:Policy": 3,
+        "alicloud:ram/role:Role": 3,
+        "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment": 3,
+        "alicloud:vpc/natGateway:NatGateway": 1,
+        "alicloud:vpc/network:Network": 2,
+        "alicloud:vpc/peerConnection:PeerConnection": 1,
+        "alicloud:vpc/routeEntry:RouteEntry": 2,
+        "alicloud:vpc/snatEntry:SnatEntry": 2,
+        "alicloud:vpc/switch:Switch": 4,
+        "kubernetes:apps/v1:Deployment": 1,
+        "kubernetes:autoscaling/v2:HorizontalPodAutoscaler": 1,
+        "kubernetes:core/v1:ConfigMap": 1,
+        "kubernetes:core/v1:Namespace": 3,
+        "kubernetes:core/v1:ResourceQuota": 1,
+        "kubernetes:core/v1:Service": 1,
+        "kubernetes:core/v1:ServiceAccount": 1,
+        "kubernetes:helm.sh/v3:Release": 3,
+        "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
+        "kubernetes:policy/v1:PodDisruptionBudget": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:Role": 4,
+        "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": 4,
+        "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
+    },
+}
+
+COMMON_OUTPUTS = {
+    "environment",
+    "region",
+    "kmsKeyId",
+    "kmsKeyArn",
+    "vpcId",
+    "privateSubnetIds",
+    "clusterName",
+    "clusterEndpoint",
+    "kubeconfig",
+    "nodePoolNames",
+}
+"""Outputs every environment exports under the same name, whatever its cloud."""
+
+
+@cache
+def plan(stack: str) -> Plan:
+    """The stack's plan (one run per stack for the whole module)."""
+    project = load_project(ROOT)
+    return run_program(project, load_stack(project, stack), load_stack_outputs(project))
+
+
+@cache
+def violations(stack: str) -> tuple[Violation, ...]:
+    """What the policy pack reports on the stack's plan."""
+    project = load_project(ROOT)
+    recorded = plan(stack)
+    report = run_policy_pack(
+        POLICY_PACK,
+        recorded.resources,
+        project=recorded.project,
+        stack=stack,
+        stack_config=load_stack(project, stack).config,
+    )
+    return report.violations
+
+
+def of_type(stack: str, type_: str) -> list[RecordedResource]:
+    return [r for r in plan(stack).resources if r.type == type_]
+
+
+def named(stack: str, name: str) -> RecordedResource:
+    (found,) = [r for r in plan(stack).resources if r.name == name]
+    return found
+
+
+def stateful(stack: str) -> list[RecordedResource]:
+    types = ("aws:kms/key:Key", "aws:s3/bucket:Bucket", "alicloud:kms/key:Key", "alicloud:oss/bucket:Bucket")
+    return [r for r in plan(stack).resources if r.type in types]
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_resource_counts_per_type(stack: str) -> None:
+    counts = Counter(r.type for r in plan(stack).resources if r.custom and not r.type.startswith("pulumi:"))
+    assert dict(counts) == EXPECTED_COUNTS[stack]
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_policy_pack_finds_no_mandatory_violation(stack: str) -> None:
+    assert [v for v in violations(stack) if v.level == "mandatory"] == []
+
+
+def test_dev_is_only_warned_that_its_stateful_resources_are_unprotected() -> None:
+    assert {(v.policy, v.level) for v in violations("dev")} == {("protect-stateful", "advisory")}
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_outputs_have_the_same_names_on_both_clouds(stack: str) -> None:
+    outputs = plan(stack).outputs
+    assert set(outputs) >= COMMON_OUTPUTS
+    assert outputs["kubeconfig"] == "[secret]"
+    assert outputs["nodePoolNames"][0] == "system"
+
+
+@pytest.mark.parametrize("stack", ["staging", "prod", "prod-cn"])
+def test_protected_environments_protect_and_retain_every_key_and_bucket(stack: str) -> None:
+    found = stateful(stack)
+    assert found
+    assert all(r.protect and r.retain_on_delete for r in found), [r.name for r in found if not r.protect]
+
+
+def test_dev_protects_nothing_and_has_none_of_the_peering_resources() -> None:
+    assert all(not r.protect for r in plan("dev").resources)
+    assert [r.type for r in plan("dev").resources if "peer" in r.type.lower()] == []
+    assert "peeringConnectionId" not in plan("dev").outputs
+
+
+def test_dev_runs_inference_on_spot_with_an_on_demand_fall_back_that_scales_to_zero() -> None:
+    spot = named("dev", "dev-inference-spot-spot").inputs
+    fallback = named("dev", "dev-inference-spot-ondemand").inputs
+    assert (spot["capacityType"], fallback["capacityType"]) == ("SPOT", "ON_DEMAND")
+    assert spot["scalingConfig"]["minSize"] == fallback["scalingConfig"]["minSize"] == 0
+    pod = named("dev", "dev-resnet-deployment").inputs["spec"]["template"]["spec"]
+    assert pod["priorityClassName"] == "gpu-preemptible"
+    assert {"key": "gpucloud.io/capacity", "operator": "Equal", "value": "spot", "effect": "NoSchedule"} in pod[
+        "tolerations"
+    ]
+
+
+def test_dev_egresses_through_one_nat_gateway() -> None:
+    assert len(of_type("dev", "aws:ec2/natGateway:NatGateway")) == 1
+
+
+def test_staging_trains_on_efa_in_a_cluster_placement_group() -> None:
+    template = named("staging", "staging-training-a10g-nodes-lt").inputs
+    assert [i["interfaceType"] for i in template["networkInterfaces"]] == ["efa"]
+    assert "placement" in template
+    nccl = named("staging", "staging-training-nccl").inputs["data"]
+    assert nccl["FI_PROVIDER"] == "efa"
+
+
+def test_staging_peers_to_the_data_vpc_of_the_referenced_stack() -> None:
+    requester = named("staging", "staging-peering-requester").inputs
+    assert (requester["peerVpcId"], requester["peerRegion"]) == ("vpc-0c4f2a9e81b7d3a65", "us-west-2")
+    peer_routes = sorted(
+        r.inputs["routeTableId"] for r in plan("staging").resources if r.name.startswith("staging-peering-peer-route-")
+    )
+    assert peer_routes == ["rtb-0a91c3e5f7b2d4068", "rtb-0b82d4f6a8c3e5179"]
+    assert plan("staging").warnings == ()
+
+
+def test_staging_and_prod_scale_inference_on_gpu_utilisation() -> None:
+    for stack in ("staging", "prod"):
+        hpa = named(stack, f"{stack}-resnet-hpa").inputs["spec"]
+        assert hpa["metrics"][0]["pods"]["metric"]["name"] == "gpu_utilization"
+        assert hpa["metrics"][0]["pods"]["target"]["averageValue"] == "70"
+
+
+def test_prod_trains_h100_on_every_efa_interface_and_peers_to_its_own_data_vpc() -> None:
+    template = named("prod", "prod-training-h100-nodes-lt").inputs
+    assert len(template["networkInterfaces"]) == 32
+    assert named("prod", "prod-data-network-vpc").inputs["cidrBlock"] == "10.30.0.0/16"
+    assert len(of_type("prod", "aws:ec2/natGateway:NatGateway")) == 3
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_eks_workload_identity_is_pod_identity_for_the_autoscaler(stack: str) -> None:
+    association = named(stack, f"{stack}-autoscaler-identity-association").inputs
+    assert (association["namespace"], association["serviceAccount"]) == ("kube-system", "cluster-autoscaler")
+
+
+@pytest.mark.parametrize("stack", ["staging", "prod"])
+def test_training_service_account_reaches_the_checkpoint_bucket_through_pod_identity(stack: str) -> None:
+    association = named(stack, f"{stack}-training-identity-association").inputs
+    assert (association["namespace"], association["serviceAccount"]) == ("gpu-training", "training")
+    account = named(stack, f"{stack}-training-service-account").inputs["metadata"]
+    assert "annotations" not in account
+
+
+def test_prod_cn_is_alibaba_cloud_and_kubernetes_only() -> None:
+    prefixes = {r.type.split(":", 1)[0] for r in plan("prod-cn").resources if r.custom}
+    assert prefixes == {"alicloud", "kubernetes", "pulumi"}
+
+
+def test_prod_cn_peers_with_routes_on_both_sides() -> None:
+    routes = of_type("prod-cn", "alicloud:vpc/routeEntry:RouteEntry")
+    assert sorted(r.inputs["destinationCidrblock"] for r in routes) == ["10.30.0.0/16", "10.40.0.0/16"]
+    assert len({r.provider for r in routes}) == 2
+
+
+def test_prod_cn_training_reaches_oss_through_rrsa() -> None:
+    account = named("prod-cn", "prod-cn-training-service-account").inputs["metadata"]
+    assert account["annotations"] == {"pod-identity.alibabacloud.com/role-name": "prod-cn-gpu-training"}
+    policy = json.loads(named("prod-cn", "prod-cn-training-identity-policy").inputs["policyDocument"])
+    assert policy["Statement"][0]["Resource"][0].endswith(":prod-cn-gpu-checkpoints-1234567890123456")
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_cluster_has_an_untainted_cpu_system_pool(stack: str) -> None:
+    pool = named(stack, f"{stack}-gpu-system").inputs
+    types: Any = pool["instanceTypes"]
+    assert types in (["m6i.xlarge"], ["ecs.g7.xlarge"])
+    assert not pool.get("taints")
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_kubernetes_objects_wait_for_the_cluster_and_its_node_pools(stack: str) -> None:
+    provider = named(stack, f"{stack}-kubernetes")
+    system = named(stack, f"{stack}-gpu-system").urn
+    assert system in provider.dependencies
+    pools = [
+        r for r in plan(stack).resources if r.type in ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool")
+    ]
+    assert all(p.urn in provider.dependencies for p in pools)
+    k8s_objects = [r for r in plan(stack).resources if r.type.startswith("kubernetes:") and r.custom]
+    assert all(r.provider.startswith(provider.urn) for r in k8s_objects)
