@@ -19,6 +19,8 @@ import pytest
 from components import alicloud as ali
 from components import aws as amz
 from components import k8s as kube
+from components.alicloud.identity import checkpoint_policy
+from components.aws.identity import cluster_autoscaler_statements
 from components.spec import (
     AccessSpec,
     AddonsSpec,
@@ -130,6 +132,16 @@ def _aws() -> None:
         amz.CheckpointBucketArgs(spec=CheckpointBucketSpec(), kms_key_arn=key.key_arn, name_prefix="gpucloud-test"),
         opts=opts,
     )
+    amz.PodIdentityRole(
+        "autoscaler",
+        amz.PodIdentityRoleArgs(
+            cluster_name="gpu",
+            namespace="kube-system",
+            service_account="cluster-autoscaler",
+            statements=cluster_autoscaler_statements,
+        ),
+        opts=opts,
+    )
 
 
 def _alicloud() -> None:
@@ -176,6 +188,19 @@ def _alicloud() -> None:
         ali.CheckpointBucketArgs(spec=CheckpointBucketSpec(), bucket_name="gpucloud-test", kms_key_id="k", tags=TAGS),
         opts=opts,
     )
+    ali.RrsaRole(
+        "training",
+        ali.RrsaRoleArgs(
+            role_name="gpu-training",
+            namespace="gpu-training",
+            service_account="training",
+            oidc_provider_arn="acs:ram::1234567890123456:oidc-provider/ack-rrsa-c1",
+            oidc_issuer_url="https://oidc-ack-cn-hangzhou.oss-cn-hangzhou-internal.aliyuncs.com/c1",
+            policy_document=checkpoint_policy("1234567890123456", "cn-hangzhou", "gpucloud-test"),
+            tags=TAGS,
+        ),
+        opts=opts,
+    )
 
 
 def _kubernetes() -> None:
@@ -191,7 +216,6 @@ def _kubernetes() -> None:
             pools=[inference],
             cluster_name="gpu",
             region="us-east-1",
-            autoscaler_role_arn="arn:aws:iam::123456789012:role/autoscaler",
         ),
         opts=opts,
     )
@@ -204,12 +228,12 @@ def _kubernetes() -> None:
         "internal", kube.InferenceServiceArgs(service=internal, pool=inference, cloud=Cloud.AWS), opts=opts
     )
     kube.TrainingDefaults(
-        "training",
+        "training", kube.TrainingDefaultsArgs(training=TrainingSpec(), access=ACCESS, cloud=Cloud.AWS), opts=opts
+    )
+    kube.TrainingDefaults(
+        "ack-training",
         kube.TrainingDefaultsArgs(
-            training=TrainingSpec(),
-            access=ACCESS,
-            cloud=Cloud.AWS,
-            checkpoint_role="arn:aws:iam::123456789012:role/checkpoints",
+            training=TrainingSpec(), access=ALI_ACCESS, cloud=Cloud.ALICLOUD, checkpoint_role="gpu-training"
         ),
         opts=opts,
     )
