@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STACK  ?= dev
 STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 
-.PHONY: plan check lint test plan-all
+.PHONY: plan check lint test plan-all architecture
 
 plan: $(VENV)/.installed
 	$(BIN)/gpucloud plan $(STACK)
@@ -30,6 +30,12 @@ plan-all: $(VENV)/.installed
 	done
 	@echo "gpucloud plan shared --dir bootstrap"
 	@out=$$($(BIN)/gpucloud plan shared --dir bootstrap 2>&1) || { echo "$$out"; exit 1; }
+
+# The architecture picture of the README: the prod environment's resource graph, rendered with Graphviz.
+architecture: $(VENV)/.installed
+	$(BIN)/gpucloud plan prod --no-policy --graph docs/architecture-prod.dot > /dev/null
+	dot -Tsvg docs/architecture-prod.dot -o docs/architecture-prod.svg
+	rm docs/architecture-prod.dot
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \

@@ -137,18 +137,39 @@ def _violation_lines(violations: Sequence[Violation], policies_ran: bool) -> lis
 
 
 def to_dot(plan: Plan) -> str:
-    """The resource graph as Graphviz DOT: solid edges parent -> child, dashed edges dependent -> dependency."""
+    """The resource graph as Graphviz DOT: solid edges parent -> child, dashed edges dependent -> dependency.
+
+    Each component is drawn as a box (a cluster) around its children, so an environment reads as its parts.
+    """
     rows = ordered(plan.resources)
     ids = {r.urn: f"r{i}" for i, r in enumerate(rows)}
+    children = _children(plan.resources)
     lines = [
         "digraph plan {",
         "  rankdir=LR;",
+        "  compound=true;",
         '  node [shape=box, fontname="Helvetica", fontsize=10];',
         f'  label="{_escape(plan.project)}/{_escape(plan.stack)}: solid = parent, dashed = depends on";',
     ]
-    for r in rows:
+
+    def node(r: RecordedResource, indent: str) -> None:
         shape = "box" if r.custom else "folder"
-        lines.append(f'  {ids[r.urn]} [label="{_escape(r.type)}\\n{_escape(r.name)}", shape={shape}];')
+        lines.append(f'{indent}{ids[r.urn]} [label="{_escape(r.type)}\\n{_escape(r.name)}", shape={shape}];')
+
+    def nest(parent: str, indent: str) -> None:
+        for r in children.get(parent, []):
+            if r.custom or not children.get(r.urn) or r.type == "pulumi:pulumi:Stack":
+                node(r, indent)
+                if r.type == "pulumi:pulumi:Stack":
+                    nest(r.urn, indent)
+                continue
+            lines.append(f"{indent}subgraph cluster_{ids[r.urn]} {{")
+            lines.append(f'{indent}  label="{_escape(r.name)}"; style=rounded; color="gray60"; fontname="Helvetica";')
+            node(r, indent + "  ")
+            nest(r.urn, indent + "  ")
+            lines.append(f"{indent}}}")
+
+    nest("", "  ")
     for r in rows:
         if r.parent in ids:
             lines.append(f'  {ids[r.parent]} -> {ids[r.urn]} [style=solid, color="gray40"];')

@@ -86,6 +86,7 @@ def test_graph_writes_parent_and_dependency_edges(
     assert dot.read_text() == (
         "digraph plan {\n"
         "  rankdir=LR;\n"
+        "  compound=true;\n"
         '  node [shape=box, fontname="Helvetica", fontsize=10];\n'
         '  label="tiny/dev: solid = parent, dashed = depends on";\n'
         '  r0 [label="pulumi:pulumi:Stack\\ntiny-dev", shape=folder];\n'
@@ -224,3 +225,26 @@ def test_a_bad_policy_config_is_invalid_input(
     config.write_text("{not json")
     err = _invalid(capsys, "--dir", str(make_project(PUBLIC_SUBNET)), "--policy-config", str(config))
     assert err.startswith(f"error: {config}")
+
+
+def test_graph_draws_each_component_around_its_children(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    program = """
+        import pulumi
+        import pulumi_aws as aws
+
+        group = pulumi.ComponentResource("test:index:Group", "group")
+        aws.ec2.Vpc("inner", cidr_block="10.0.0.0/16", opts=pulumi.ResourceOptions(parent=group))
+    """
+    dot = tmp_path / "plan.dot"
+    _run(capsys, "--dir", str(make_project(program)), "--no-policy", "--graph", str(dot))
+    assert (
+        "  subgraph cluster_r1 {\n"
+        '    label="group"; style=rounded; color="gray60"; fontname="Helvetica";\n'
+        '    r1 [label="test:index:Group\\ngroup", shape=folder];\n'
+        '    r2 [label="aws:ec2/vpc:Vpc\\ninner", shape=box];\n'
+        "  }\n"
+        '  r0 -> r1 [style=solid, color="gray40"];\n'
+        '  r1 -> r2 [style=solid, color="gray40"];\n'
+    ) in dot.read_text()
