@@ -18,6 +18,7 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/mypy bootstrap
 
 test: $(VENV)/.installed
 	$(BIN)/pytest

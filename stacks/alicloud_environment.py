@@ -26,6 +26,7 @@ from components.alicloud import (
     SpotGpuGroup,
     SpotGpuGroupArgs,
 )
+from components.alicloud._pool import PoolArgs
 from components.alicloud.identity import checkpoint_policy
 from components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from components.spec import EgressMode, NetworkSpec, PeeringSpec, StackConfig
@@ -55,14 +56,13 @@ def build(config: StackConfig) -> None:
         ),
         opts,
     )
-    where = {
-        "cluster_id": cluster.cluster_id,
-        "vswitch_ids_by_zone": network.vswitch_ids_by_zone,
-        "kms_key_id": key.key_id,
-        "tags": tags,
-    }
-    pools = [GpuNodePool(f"{env}-{p.name}", GpuNodePoolArgs(spec=p, **where), opts) for p in config.node_pools]
-    groups = [SpotGpuGroup(f"{env}-{g.name}", SpotGpuGroupArgs(spec=g, **where), opts) for g in config.spot_groups]
+    where = PoolArgs(
+        cluster_id=cluster.cluster_id, vswitch_ids_by_zone=network.vswitch_ids_by_zone, kms_key_id=key.key_id, tags=tags
+    )
+    pools = [GpuNodePool(f"{env}-{p.name}", GpuNodePoolArgs(spec=p, **vars(where)), opts) for p in config.node_pools]
+    groups = [
+        SpotGpuGroup(f"{env}-{g.name}", SpotGpuGroupArgs(spec=g, **vars(where)), opts) for g in config.spot_groups
+    ]
     components: dict[str, pulumi.Resource] = {p.name: c for p, c in zip(config.node_pools, pools, strict=True)}
     components |= {g.name: c for g, c in zip(config.spot_groups, groups, strict=True)}
     access = GpuAdminAccess(

@@ -1,5 +1,7 @@
 """An environment on AWS: the AWS components composed from the stack's config, then the Kubernetes layer."""
 
+import functools
+
 import kubernetes_layer
 import outputs
 import pulumi
@@ -188,9 +190,8 @@ def _peer(
         peer_vpc_id = other.require_output("vpcId")
         tables = other.require_output("privateRouteTableIds")
         count = peering.peer_route_table_count
-        peer_tables = [
-            tables.apply(lambda ids, i=i: _nth(ids, i, count, str(peering.peer_stack))) for i in range(count)
-        ]
+        stack = str(peering.peer_stack)
+        peer_tables = [tables.apply(functools.partial(_nth, i=i, count=count, stack=stack)) for i in range(count)]
     peering_component = PrivateVpcPeering(
         f"{env}-peering",
         PrivateVpcPeeringArgs(

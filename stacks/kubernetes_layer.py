@@ -129,4 +129,5 @@ def build(config: StackConfig, cluster: ClusterHandle) -> None:
 
 
 def _pools(config: StackConfig) -> dict[str, GpuNodePoolSpec | SpotGroupSpec]:
-    return {p.name: p for p in (*config.node_pools, *config.spot_groups)}
+    pools: dict[str, GpuNodePoolSpec | SpotGroupSpec] = {p.name: p for p in config.node_pools}
+    return pools | {g.name: g for g in config.spot_groups}
