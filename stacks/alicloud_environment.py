@@ -122,20 +122,19 @@ def build(config: StackConfig) -> None:
         kms_key_arn=key.key_arn,
         vpc_id=network.vpc_id,
         private_subnet_ids=network.vswitch_ids,
+        private_route_table_ids=[network.route_table_id],
         cluster_name=cluster.cluster_name,
         cluster_endpoint=cluster.endpoint,
         kubeconfig=cluster.kubeconfig,
         system_pool=cluster.system_node_pool_name,
+        gpu_admin_role_arn=access.admin_role_arn,
+        gpu_user_role_arn=access.user_role_arn,
     )
-    # Read by stacks that peer with this one (peering.peerStack).
-    pulumi.export("routeTableId", network.route_table_id)
     pulumi.export("egressIp", network.egress_ip)
     pulumi.export("clusterId", cluster.cluster_id)
     pulumi.export("rrsaOidcIssuerUrl", cluster.rrsa_oidc_issuer_url)
     pulumi.export("nodePoolIds", {p.node_pool_name: p.node_pool_id for p in pools})
     pulumi.export("spotNodePoolIds", [g.spot_node_pool_id for g in groups])
-    pulumi.export("adminRoleArn", access.admin_role_arn)
-    pulumi.export("userRoleArn", access.user_role_arn)
 
 
 def _peer(
@@ -163,10 +162,10 @@ def _peer(
         peer_vpc_id: pulumi.Input[str] = data.vpc_id
         peer_route_table_id: pulumi.Input[str] = data.route_table_id
     else:
-        # The other stack exports the same vpcId and routeTableId as this one.
+        # The other stack exports vpcId and privateRouteTableIds, as this one does (one VPC route table on ACK).
         other = pulumi.StackReference(str(peering.peer_stack))
         peer_vpc_id = other.require_output("vpcId")
-        peer_route_table_id = other.require_output("routeTableId")
+        peer_route_table_id = other.require_output("privateRouteTableIds").apply(lambda ids: str(ids[0]))
     peering_component = PrivateVpcPeering(
         f"{env}-peering",
         PrivateVpcPeeringArgs(

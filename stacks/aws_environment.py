@@ -139,15 +139,15 @@ def build(config: StackConfig) -> None:
         kms_key_arn=key.key_arn,
         vpc_id=network.vpc_id,
         private_subnet_ids=network.private_subnet_ids,
+        private_route_table_ids=network.private_route_table_ids,
         cluster_name=cluster.cluster_name,
         cluster_endpoint=cluster.endpoint,
         kubeconfig=cluster.kubeconfig,
         system_pool=cluster.system_node_group_name,
+        gpu_admin_role_arn=access.admin_role_arn,
+        gpu_user_role_arn=access.user_role_arn,
     )
-    # Read by stacks that peer with this one (peering.peerStack).
-    pulumi.export("privateRouteTableIds", network.private_route_table_ids)
     pulumi.export("oidcProviderArn", cluster.oidc_provider_arn)
-    pulumi.export("gpuAdminRoleArn", access.admin_role_arn)
 
 
 def _peer(

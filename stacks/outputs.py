@@ -15,24 +15,32 @@ def export_common(
     kms_key_arn: pulumi.Input[str],
     vpc_id: pulumi.Input[str],
     private_subnet_ids: Sequence[pulumi.Input[str]],
+    private_route_table_ids: Sequence[pulumi.Input[str]],
     cluster_name: pulumi.Input[str],
     cluster_endpoint: pulumi.Input[str],
     kubeconfig: pulumi.Input[str],
     system_pool: str,
+    gpu_admin_role_arn: pulumi.Input[str],
+    gpu_user_role_arn: pulumi.Input[str] | None,
 ) -> None:
     """Export environment, region, kmsKeyId, kmsKeyArn, vpcId, privateSubnetIds (vswitches on Alibaba Cloud),
-    clusterName, clusterEndpoint, kubeconfig (secret) and nodePoolNames. checkpointBucket, peeringConnectionId and
-    peerVpcId are exported where those exist."""
+    privateRouteTableIds (what a stack that peers with this one reads through peering.peerStack), clusterName,
+    clusterEndpoint, kubeconfig (secret), nodePoolNames, gpuAdminRoleArn and gpuUserRoleArn (when there are users).
+    checkpointBucket, peeringConnectionId and peerVpcId are exported where those exist."""
     pulumi.export("environment", config.environment)
     pulumi.export("region", config.region)
     pulumi.export("kmsKeyId", kms_key_id)
     pulumi.export("kmsKeyArn", kms_key_arn)
     pulumi.export("vpcId", vpc_id)
     pulumi.export("privateSubnetIds", list(private_subnet_ids))
+    pulumi.export("privateRouteTableIds", list(private_route_table_ids))
     pulumi.export("clusterName", cluster_name)
     pulumi.export("clusterEndpoint", cluster_endpoint)
     pulumi.export("kubeconfig", pulumi.Output.secret(kubeconfig))
     pulumi.export("nodePoolNames", node_pool_names(config, system_pool))
+    pulumi.export("gpuAdminRoleArn", gpu_admin_role_arn)
+    if gpu_user_role_arn is not None:
+        pulumi.export("gpuUserRoleArn", gpu_user_role_arn)
 
 
 def node_pool_names(config: StackConfig, system: str) -> list[str]:

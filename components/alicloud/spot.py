@@ -106,4 +106,6 @@ class SpotGpuGroup(pulumi.ComponentResource):
             )
             pool = node_pool(f"{name}{labels.FALLBACK_SUFFIX}", fallback, placement, self)
             self.fallback_node_pool_id = pool.node_pool_id
-        self.register_outputs({"spotNodePoolId": self.spot_node_pool_id})
+        self.register_outputs(
+            {"spotNodePoolId": self.spot_node_pool_id, "fallbackNodePoolId": self.fallback_node_pool_id}
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -9,7 +10,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from components.alicloud._common import child_options, stateful_options
-from components.spec import CheckpointBucketSpec
+from components.spec import CheckpointBucketSpec, ConfigError, Problem
 
 __all__ = ["CheckpointBucket", "CheckpointBucketArgs"]
 
@@ -21,6 +22,11 @@ VERSIONING_ENABLED = "Enabled"
 
 SSE_KMS = "KMS"
 """oss.BucketServerSideEncryption ``sse_algorithm``: SSE-KMS with the environment's key."""
+
+
+# OSS bucket naming: 3 to 63 characters, lowercase letters, digits and hyphens, starting and ending with a letter or a
+# digit (Alibaba Cloud OSS documentation, "Bucket naming conventions").
+_BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
 
 
 @dataclass
@@ -50,6 +56,9 @@ class CheckpointBucket(pulumi.ComponentResource):
     """The bucket's name."""
 
     def __init__(self, name: str, args: CheckpointBucketArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        if not _BUCKET_NAME.match(args.bucket_name):
+            rule = "not an OSS bucket name (3-63 of a-z, 0-9, -; no - at either end)"
+            raise ConfigError([Problem("bucketName", rule, args.bucket_name)])
         super().__init__("gpucloud:alicloud:CheckpointBucket", name, None, opts)
         bucket = alicloud.oss.Bucket(
             f"{name}-bucket",

@@ -46,14 +46,16 @@ class CloudProfile:
 _PROFILES = {
     Cloud.AWS: CloudProfile(
         cloud=Cloud.AWS,
-        # AWS Load Balancer Controller service annotations: type "external" hands the Service to the controller
-        # (the in-tree controller ignores it, so no public classic ELB can appear), scheme "internal" keeps the NLB
-        # private, target type ip. kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/service/
-        # annotations/ and .../guide/service/nlb/.
+        # EKS reconciles LoadBalancer Services with the cloud provider's own service controller unless the AWS Load
+        # Balancer Controller is installed ("By default, Kubernetes Service resources of type LoadBalancer get
+        # reconciled by the Kubernetes controller built into the CloudProvider component ... (in-tree controller)",
+        # kubernetes-sigs.github.io/aws-load-balancer-controller/v2.5/guide/service/nlb/). That controller reads
+        # aws-load-balancer-type "nlb" and aws-load-balancer-internal "true" (an internal NLB; annotation list of the
+        # cloud provider's AWS service controller, as used in kubernetes/kubernetes#114111). The layer installs no
+        # Load Balancer Controller, so its "external"/"scheme" annotations would leave the Service pending.
         internal_load_balancer_annotations={
-            "service.beta.kubernetes.io/aws-load-balancer-type": "external",
-            "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type": "ip",
-            "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+            "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
+            "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
         },
         # EKS Pod Identity: an association (components.aws.PodIdentityRole) binds the ServiceAccount to its role in
         # the EKS API, and the eks-pod-identity-agent hands pods the credentials; the ServiceAccount needs no

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from components.alicloud import CheckpointBucket, CheckpointBucketArgs
 from components.spec import CheckpointBucketSpec
-from tests.alicloud.support import component, custom, one, plan_of
+from tests.alicloud.support import component, custom, one, plan_of, registered, rejected
 
 BUCKET = "alicloud:oss/bucket:Bucket"
 
@@ -55,3 +55,10 @@ def test_objects_are_encrypted_with_the_kms_key() -> None:
 def test_the_bucket_is_protected_and_retained_unless_protect_is_off() -> None:
     assert (one(_plan(), BUCKET).protect, one(_plan(), BUCKET).retain_on_delete) == (True, True)
     assert (one(_plan(False), BUCKET).protect, one(_plan(False), BUCKET).retain_on_delete) == (False, False)
+
+
+def test_a_bad_bucket_name_is_refused_before_anything_registers() -> None:
+    args = CheckpointBucketArgs(spec=CheckpointBucketSpec(), bucket_name="Bad_Name", kms_key_id="k")
+    error, plan = rejected(lambda: CheckpointBucket("ckpt", args))
+    assert str(error) == "bucketName: not an OSS bucket name (3-63 of a-z, 0-9, -; no - at either end) (got Bad_Name)"
+    assert registered(plan) == []

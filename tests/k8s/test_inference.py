@@ -113,9 +113,8 @@ def test_service_is_cluster_ip_by_default():
             Cloud.AWS,
             inference_pool(),
             {
-                "service.beta.kubernetes.io/aws-load-balancer-type": "external",
-                "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type": "ip",
-                "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+                "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
+                "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
             },
         ),
         (

@@ -213,10 +213,13 @@ COMMON_OUTPUTS = {
     "kmsKeyArn",
     "vpcId",
     "privateSubnetIds",
+    "privateRouteTableIds",
     "clusterName",
     "clusterEndpoint",
     "kubeconfig",
     "nodePoolNames",
+    "gpuAdminRoleArn",
+    "gpuUserRoleArn",
 }
 """Outputs every environment exports under the same name, whatever its cloud."""
 
