@@ -28,6 +28,7 @@ from pulumi.runtime.sync_await import _sync_await
 
 from gpucloud import canned
 from gpucloud.model import PlanError, RecordedResource
+from gpucloud.order import ordered
 from gpucloud.project import Project, StackSettings
 from gpucloud.wire import struct_to_json
 
@@ -44,7 +45,7 @@ class Plan:
     Attributes:
         project: The project name.
         stack: The stack name.
-        resources: Every registered resource in registration order, the stack resource first.
+        resources: Every registered resource in tree order (gpucloud.order), the stack resource first.
         outputs: The stack outputs as plain JSON (secrets and unknowns shown as placeholders).
         warnings: Things the plan could not model faithfully (e.g. a data source without a canned answer).
     """
@@ -268,7 +269,7 @@ def _record(
     return Plan(
         project=project,
         stack=stack,
-        resources=tuple(monitor.recorded),
+        resources=tuple(ordered(monitor.recorded)),
         outputs=monitor.outputs,
         warnings=tuple(fake.warnings + engine.warnings),
     )

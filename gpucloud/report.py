@@ -11,32 +11,14 @@ from gpucloud.cost import CostEstimate
 from gpucloud.cost_report import cost_lines
 from gpucloud.engine import Plan
 from gpucloud.model import RecordedResource, Violation
+from gpucloud.order import children_of, ordered
 
-__all__ = ["ordered", "to_dot", "to_human", "to_json_document"]
-
-
-def _children(resources: Sequence[RecordedResource]) -> dict[str, list[RecordedResource]]:
-    children: dict[str, list[RecordedResource]] = defaultdict(list)
-    urns = {r.urn for r in resources}
-    for r in resources:
-        children[r.parent if r.parent in urns else ""].append(r)
-    for siblings in children.values():
-        siblings.sort(key=lambda r: (r.type, r.name, r.urn))
-    return children
-
-
-def ordered(resources: Sequence[RecordedResource]) -> list[RecordedResource]:
-    """The resources as a tree walk: parents first, siblings by type then name.
-
-    Registration order depends on when each resource's inputs resolve; this order does not, so that
-    identical programs give identical reports.
-    """
-    return [r for _, r in _tree(resources)]
+__all__ = ["to_dot", "to_human", "to_json_document"]
 
 
 def _tree(resources: Sequence[RecordedResource]) -> list[tuple[str, RecordedResource]]:
     """(tree-drawing prefix, resource) in walk order, the prefix as ``pulumi preview`` draws it."""
-    children = _children(resources)
+    children = children_of(resources)
     rows: list[tuple[str, RecordedResource]] = []
 
     def walk(parent: str, indent: str, root: bool) -> None:
@@ -143,7 +125,7 @@ def to_dot(plan: Plan) -> str:
     """
     rows = ordered(plan.resources)
     ids = {r.urn: f"r{i}" for i, r in enumerate(rows)}
-    children = _children(plan.resources)
+    children = children_of(plan.resources)
     lines = [
         "digraph plan {",
         "  rankdir=LR;",

@@ -16,16 +16,18 @@ def _plan(spec=NETWORK):  # type: ignore[no-untyped-def]
 def test_nat_egress_children_are_exactly_vpc_vswitches_nat_eip_association_and_snat_entries() -> None:
     plan = _plan()
     component(plan, "gpucloud:alicloud:PrivateNetwork")
-    assert [(r.type, r.name) for r in custom(plan)] == [
-        ("alicloud:vpc/network:Network", "net-vpc"),
-        ("alicloud:ecs/eipAddress:EipAddress", "net-nat-eip"),
-        ("alicloud:vpc/switch:Switch", "net-vswitch-0"),
-        ("alicloud:vpc/switch:Switch", "net-vswitch-1"),
-        ("alicloud:vpc/natGateway:NatGateway", "net-nat"),
-        ("alicloud:ecs/eipAssociation:EipAssociation", "net-nat-eip-association"),
-        ("alicloud:vpc/snatEntry:SnatEntry", "net-snat-0"),
-        ("alicloud:vpc/snatEntry:SnatEntry", "net-snat-1"),
-    ]
+    assert sorted((r.type, r.name) for r in custom(plan)) == sorted(
+        [
+            ("alicloud:vpc/network:Network", "net-vpc"),
+            ("alicloud:ecs/eipAddress:EipAddress", "net-nat-eip"),
+            ("alicloud:vpc/switch:Switch", "net-vswitch-0"),
+            ("alicloud:vpc/switch:Switch", "net-vswitch-1"),
+            ("alicloud:vpc/natGateway:NatGateway", "net-nat"),
+            ("alicloud:ecs/eipAssociation:EipAssociation", "net-nat-eip-association"),
+            ("alicloud:vpc/snatEntry:SnatEntry", "net-snat-0"),
+            ("alicloud:vpc/snatEntry:SnatEntry", "net-snat-1"),
+        ]
+    )
 
 
 def test_vswitches_follow_the_private_subnets_zones_and_ranges() -> None:

@@ -42,11 +42,13 @@ def _build(vpc_cidr: str = "10.30.0.0/16") -> None:
 def test_children_are_the_connection_and_one_route_on_each_side() -> None:
     plan = plan_of(_build)
     component(plan, "gpucloud:alicloud:PrivateVpcPeering")
-    assert [(r.type, r.name) for r in custom(plan)] == [
-        ("alicloud:vpc/peerConnection:PeerConnection", "peering-connection"),
-        ("alicloud:vpc/routeEntry:RouteEntry", "peering-route-0"),
-        ("alicloud:vpc/routeEntry:RouteEntry", "peering-peer-route-0"),
-    ]
+    assert sorted((r.type, r.name) for r in custom(plan)) == sorted(
+        [
+            ("alicloud:vpc/peerConnection:PeerConnection", "peering-connection"),
+            ("alicloud:vpc/routeEntry:RouteEntry", "peering-route-0"),
+            ("alicloud:vpc/routeEntry:RouteEntry", "peering-peer-route-0"),
+        ]
+    )
 
 
 def test_the_connection_names_the_accepting_region_vpc_and_account() -> None:

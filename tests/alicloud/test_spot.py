@@ -30,8 +30,11 @@ def _pools(spec: SpotGroupSpec = SPOT_GROUP) -> dict[str, dict]:  # type: ignore
 
 def test_group_is_a_spot_pool_and_an_on_demand_fallback_pool() -> None:
     pools = _pools()
-    assert list(pools) == ["prod-batch-spot", "prod-batch-ondemand"]
-    assert [p["nodePoolName"] for p in pools.values()] == ["batch-spot", "batch-ondemand"]
+    assert sorted(pools) == ["prod-batch-ondemand", "prod-batch-spot"]
+    assert {name: p["nodePoolName"] for name, p in pools.items()} == {
+        "prod-batch-spot": "batch-spot",
+        "prod-batch-ondemand": "batch-ondemand",
+    }
 
 
 def test_spot_pool_follows_the_market_price_without_a_cap() -> None:

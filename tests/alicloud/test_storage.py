@@ -22,13 +22,15 @@ def _plan(protect: bool = True):  # type: ignore[no-untyped-def]
 def test_children_are_the_bucket_and_its_acl_access_block_versioning_and_encryption() -> None:
     plan = _plan()
     component(plan, "gpucloud:alicloud:CheckpointBucket")
-    assert [(r.type, r.name) for r in custom(plan)] == [
-        (BUCKET, "ckpt-bucket"),
-        ("alicloud:oss/bucketAcl:BucketAcl", "ckpt-acl"),
-        ("alicloud:oss/bucketPublicAccessBlock:BucketPublicAccessBlock", "ckpt-public-access-block"),
-        ("alicloud:oss/bucketVersioning:BucketVersioning", "ckpt-versioning"),
-        ("alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption", "ckpt-encryption"),
-    ]
+    assert sorted((r.type, r.name) for r in custom(plan)) == sorted(
+        [
+            (BUCKET, "ckpt-bucket"),
+            ("alicloud:oss/bucketAcl:BucketAcl", "ckpt-acl"),
+            ("alicloud:oss/bucketPublicAccessBlock:BucketPublicAccessBlock", "ckpt-public-access-block"),
+            ("alicloud:oss/bucketVersioning:BucketVersioning", "ckpt-versioning"),
+            ("alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption", "ckpt-encryption"),
+        ]
+    )
     bucket = one(plan, BUCKET).urn
     assert all(r.property_dependencies["bucket"] == (bucket,) for r in custom(plan)[1:])
 

@@ -8,12 +8,14 @@ def _plan():
 
 def test_three_priority_classes_under_the_component():
     plan = _plan()
-    assert kinds(plan) == [
-        ("gpucloud:k8s:PriorityClasses", "prio"),
-        ("kubernetes:scheduling.k8s.io/v1:PriorityClass", "prio-gpu-critical"),
-        ("kubernetes:scheduling.k8s.io/v1:PriorityClass", "prio-gpu-standard"),
-        ("kubernetes:scheduling.k8s.io/v1:PriorityClass", "prio-gpu-preemptible"),
-    ]
+    assert sorted(kinds(plan)) == sorted(
+        [
+            ("gpucloud:k8s:PriorityClasses", "prio"),
+            ("kubernetes:scheduling.k8s.io/v1:PriorityClass", "prio-gpu-critical"),
+            ("kubernetes:scheduling.k8s.io/v1:PriorityClass", "prio-gpu-standard"),
+            ("kubernetes:scheduling.k8s.io/v1:PriorityClass", "prio-gpu-preemptible"),
+        ]
+    )
     component = one(plan, "prio")
     assert all(r.parent == component.urn for r in children(plan)[1:])
 
