@@ -12,13 +12,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 import policies
 from gpucloud.engine import Plan, run_program
 from gpucloud.model import PlanError, Violation
-from gpucloud.policy import load_policy_config, run_policy_pack
-from gpucloud.project import STACK_OUTPUTS_FILE, StackSettings, load_project, load_stack, load_stack_outputs
+from gpucloud.policy import PolicyPack, load_policy_config
+from gpucloud.project import STACK_OUTPUTS_FILE, load_project, load_stack, load_stack_outputs
 from gpucloud.report import to_dot, to_human, to_json_document
 
 __all__ = ["main"]
@@ -52,12 +53,10 @@ POLICY_PACK = Path(policies.__file__).resolve().parent
 """The gpu-cloud policy pack (this distribution's ``policies`` folder)."""
 
 
-def check_policies(plan: Plan, stack: StackSettings, policy_config: Path | None) -> tuple[Violation, ...]:
+def check_policies(pack: PolicyPack, plan: Plan, policy_config: Path | None) -> tuple[Violation, ...]:
     """The policy step: run the policy pack over the recorded resources, as ``pulumi preview`` does."""
     config = load_policy_config(policy_config) if policy_config is not None else None
-    report = run_policy_pack(
-        POLICY_PACK, plan.resources, project=plan.project, stack=plan.stack, config=config, stack_config=stack.config
-    )
+    report = pack.analyze(plan.resources, config)
     for message in report.messages:
         print(f"policy pack: {message}", file=sys.stderr)
     return report.violations
@@ -66,8 +65,15 @@ def check_policies(plan: Plan, stack: StackSettings, policy_config: Path | None)
 def _plan(args: argparse.Namespace) -> int:
     project = load_project(args.dir)
     stack = load_stack(project, args.stack)
-    plan = run_program(project, stack, load_stack_outputs(project, args.stack_outputs))
-    violations = () if args.no_policy else check_policies(plan, stack, args.policy_config)
+    # The pack starts first: its interpreter's start-up then overlaps the program run.
+    starting = (
+        nullcontext(None)
+        if args.no_policy
+        else PolicyPack.start(POLICY_PACK, project=project.name, stack=stack.name, stack_config=stack.config)
+    )
+    with starting as pack:
+        plan = run_program(project, stack, load_stack_outputs(project, args.stack_outputs))
+        violations = () if pack is None else check_policies(pack, plan, args.policy_config)
     if args.graph is not None:
         args.graph.write_text(to_dot(plan), encoding="utf-8")
     if args.json:
