@@ -189,6 +189,55 @@ print(json.dumps({"resources": len(plan.resources), "start_stop": empty, "analyz
 """
 
 
+NO_OP_ANALYZER = """
+import time
+from concurrent import futures
+import grpc
+from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
+class NoOp(analyzer_pb2_grpc.AnalyzerServicer):
+    def Analyze(self, request, context):
+        return analyzer_pb2.AnalyzeResponse()
+    AnalyzeStack = Analyze
+server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))  # as pulumi_policy.PolicyPack serves
+analyzer_pb2_grpc.add_AnalyzerServicer_to_server(NoOp(), server)
+print(server.add_insecure_port("127.0.0.1:0"), flush=True)
+server.start()
+time.sleep(3600)
+"""
+
+CEILING = """
+import json, subprocess, sys, time
+from pathlib import Path
+import grpc
+from pulumi.runtime.proto import analyzer_pb2_grpc
+from gpucloud.engine import run_program
+from gpucloud.policy import _GRPC_OPTIONS, _Session
+from gpucloud.project import load_project, load_stack
+
+project = load_project(Path(sys.argv[1]))
+plan = run_program(project, load_stack(project, "bench"))
+server = subprocess.Popen([sys.executable, "-c", sys.argv[3]], stdout=subprocess.PIPE, text=True)
+try:
+    channel = grpc.insecure_channel(f"127.0.0.1:{int(server.stdout.readline())}", options=_GRPC_OPTIONS)
+    grpc.channel_ready_future(channel).result(timeout=60)
+    best = float("inf")
+    for _ in range(int(sys.argv[2])):
+        start = time.perf_counter()
+        _Session(analyzer_pb2_grpc.AnalyzerStub(channel), plan.resources).analyze()
+        best = min(best, time.perf_counter() - start)
+finally:
+    server.kill()
+print(json.dumps({"resources": len(plan.resources), "seconds": best}))
+"""
+
+
+def ceiling(project: Path, repeat: int) -> float:
+    """Resources per second of the policy client against a no-op analyzer served as pulumi-policy serves."""
+    run = measure([sys.executable, "-c", CEILING, str(project), str(repeat), NO_OP_ANALYZER], 1)
+    figures = json.loads(run.stdout)
+    return float(figures["resources"] / figures["seconds"])
+
+
 def synthetic_project(n: int, workdir: Path) -> Path:
     """A Pulumi project of ``n`` GPU node pools (role, policy attachment, launch template, tainted node group)."""
     project = workdir / f"synthetic-{n}"
@@ -271,6 +320,9 @@ def scale(sizes: Sequence[int], repeat: int) -> tuple[dict[int, float], dict[int
                 f"{policy['start_stop']:>13.2f}{rate:>13.0f}"
             )
             previous = planned
+        if times:
+            rate = ceiling(synthetic_project(max(times), Path(tmp)), repeat)
+            print(f"\nProtocol ceiling: {rate:.0f} resources/s to a no-op analyzer served as pulumi-policy serves")
     return times, rates
 
 
