@@ -309,15 +309,16 @@ def scale(sizes: Sequence[int], repeat: int) -> tuple[dict[int, float], dict[int
                 print(f"{n:>6}  failed, {failure}")
                 continue
             count = int(policy["resources"])
-            rate = count / policy["analyze"] if policy["analyze"] > 0 else float("inf")
             times[n] = planned.seconds
-            rates[n] = rate
+            # Below the noise (a small program on a busy machine) the difference says nothing.
+            if policy["analyze"] > 0:
+                rates[n] = count / policy["analyze"]
             print(
                 f"{n:>6}{count:>10}{planned.seconds:>8.2f}{planned.peak_mib:>6.0f}{count / planned.seconds:>7.0f}"
                 f"{_ratio(planned.seconds, previous.seconds if previous else None):>8}"
                 f"{_ratio(planned.peak_mib, previous.peak_mib if previous else None):>11}"
                 f"{bare.seconds:>12.2f}{_share(planned.seconds, bare.seconds):>8.0f}%"
-                f"{policy['start_stop']:>13.2f}{rate:>13.0f}"
+                f"{policy['start_stop']:>13.2f}{f'{rates[n]:.0f}' if n in rates else '-':>13}"
             )
             previous = planned
         if times:
