@@ -2,18 +2,22 @@
 
 Run from the repository root with the project's virtual environment:
 
-    .venv/bin/python bench/run.py                 # everything
-    .venv/bin/python bench/run.py --sizes 10 100  # a quicker scale run
-    .venv/bin/python bench/run.py --repeat 5      # more repetitions (the median is reported)
+    .venv/bin/python bench/run.py                   # everything
+    .venv/bin/python bench/run.py --sizes 10 100    # a quicker scale run
+    .venv/bin/python bench/run.py --stacks prod     # one environment
+    .venv/bin/python bench/run.py --repeat 5        # more repetitions (the median is reported)
+    .venv/bin/python bench/run.py --dir ../other    # another Pulumi project's stacks
 
-Every figure is measured in a fresh child process (wall time with time.perf_counter around the child,
-peak memory as the child's maximum resident set size from os.wait4). Results are printed, never
+Every figure comes from fresh child processes: wall time with time.perf_counter around the child, peak
+memory as the child's maximum resident set size from os.wait4 (on Linux the largest process of the
+child's tree -- the plan or its policy-pack process -- not their sum). Results are printed, never
 asserted: see bench/README.md for how to read them.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -23,78 +27,110 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
+ROOT = Path(__file__).absolute().parent.parent
+"""The repository root: gpucloud and the policy pack are imported from here."""
+
+_PACKAGES = {"kubernetes": "pulumi_kubernetes"}
+"""Pulumi packages whose Python module is not ``pulumi_<package>``."""
+
+# Targets of issue 9 on a 2-core machine (printed beside the figures, never asserted).
+TARGET_FLOOR_RATIO = 2.5
+TARGET_POLICY_RATE = 5000
+TARGET_GROWTH_100_TO_1000 = 11.0
+
+
+class ChildFailed(Exception):
+    """A measured child process exited with a status other than 0 or 1."""
 
 
 @dataclass(frozen=True)
 class Run:
-    """One child process: wall seconds, peak RSS in MiB, and what it printed on stdout."""
+    """One measured child process: wall seconds, peak RSS in MiB, and what it printed on stdout."""
 
     seconds: float
     peak_mib: float
     stdout: str
 
 
-def _measure(args: list[str], repeat: int, cwd: Path = ROOT) -> Run:
+def measure(args: Sequence[str], repeat: int) -> Run:
     """The median wall time over ``repeat`` runs; peak memory is the largest seen."""
-    runs = [_timed(args, cwd) for _ in range(repeat)]
+    runs = [_timed(args) for _ in range(repeat)]
     return Run(statistics.median(r.seconds for r in runs), max(r.peak_mib for r in runs), runs[-1].stdout)
 
 
-def _timed(args: list[str], cwd: Path) -> Run:
+def _timed(args: Sequence[str]) -> Run:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    start = time.perf_counter()
-    process = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert process.stdout is not None and process.stderr is not None
-    stdout = process.stdout.read()
-    stderr = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    process.returncode = code
-    if code not in (0, 1):
-        raise SystemExit(f"{' '.join(args)} failed ({code}):\n{stderr[-2000:]}")
-    return Run(seconds, usage.ru_maxrss / 1024, stdout)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        process.returncode = code = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if code not in (0, 1):  # 1 is a plan with a mandatory violation: still a complete plan
+            lines = [line for line in err.read().splitlines() if line.strip()]
+            raise ChildFailed(f"exit status {code}: {' / '.join(lines[-3:]) or 'no output'}")
+        return Run(seconds, usage.ru_maxrss / 1024, out.read())
 
 
-def sdk_modules(resource_types: list[str]) -> list[str]:
-    """The SDK modules that declare ``resource_types`` (``aws:ec2/vpc:Vpc`` -> ``pulumi_aws.ec2``)."""
-    packages = {"aws": "pulumi_aws", "alicloud": "pulumi_alicloud", "kubernetes": "pulumi_kubernetes"}
+def sdk_modules(resource_types: Sequence[str]) -> list[str]:
+    """The modules a bare interpreter must import to know ``resource_types``.
+
+    ``pulumi`` and ``pulumi_policy`` always; for ``aws:ec2/vpc:Vpc`` ``pulumi_aws.ec2``, for
+    ``kubernetes:apps/v1:Deployment`` ``pulumi_kubernetes.apps.v1``, for ``pulumi:providers:aws``
+    ``pulumi_aws``. Components (``gpucloud:...``) and the stack come from no SDK.
+    """
     modules = {"pulumi", "pulumi_policy"}
     for token in resource_types:
-        package, module, name = token.split(":", 2)
-        if package == "pulumi" and module == "providers" and name in packages:
-            modules.add(packages[name])
+        package, module, name = [*token.split(":", 2), "", ""][:3]
+        if package == "pulumi" and module == "providers":
+            candidates = [_package_module(name)]
         elif package == "kubernetes":
             group, _, version = module.rpartition("/")
-            candidate = f"pulumi_kubernetes.{group.split('.')[0]}.{version}" if group else ""
             # Custom resources (e.g. monitoring.coreos.com/v1) come from pulumi_kubernetes.apiextensions.
-            modules.add(candidate if candidate and _exists(candidate) else "pulumi_kubernetes.apiextensions")
-        elif package in packages:
+            candidates = [f"pulumi_kubernetes.{group.split('.')[0]}.{version}", "pulumi_kubernetes.apiextensions"]
+        else:
+            root = _package_module(package)
             submodule = module.split("/")[0]
-            modules.add(packages[package] if submodule == "index" else f"{packages[package]}.{submodule}")
+            candidates = [root if submodule in ("index", "") else f"{root}.{submodule}", root]
+        modules.update(next(([c] for c in candidates if _exists(c)), []))
     return sorted(modules)
+
+
+def _package_module(package: str) -> str:
+    return _PACKAGES.get(package, "pulumi_" + package.replace("-", "_"))
 
 
 def _exists(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
+    except (ModuleNotFoundError, ValueError):
         return False
 
 
-def floor(modules: list[str], repeat: int) -> Run:
-    """A bare interpreter that only imports the SDK modules: nothing can plan faster."""
-    return _measure([sys.executable, "-c", "import " + ", ".join(modules)], repeat)
+FLOOR = """
+import importlib
+for name in {modules!r}:
+    # Provider SDK modules are lazy (pulumi._utils._LazyModule): an attribute access loads them, as the
+    # program's first ``aws.ec2.Vpc(...)`` does.
+    getattr(importlib.import_module(name), "__all__", None)
+"""
 
 
-def plan(stack: str, repeat: int) -> Run:
-    """``gpucloud plan <stack> --json``, policies included."""
-    return _measure([sys.executable, "-m", "gpucloud", "plan", stack, "--json"], repeat)
+def floor(modules: Sequence[str], repeat: int) -> Run:
+    """A bare interpreter that only loads the SDK modules: nothing can plan faster."""
+    return measure([sys.executable, "-c", FLOOR.format(modules=list(modules))], repeat)
+
+
+def plan(project: Path, stack: str, repeat: int, policy: bool = True) -> Run:
+    """``gpucloud plan <stack> --json`` of ``project``, with or without the policy pack."""
+    args = [sys.executable, "-m", "gpucloud", "plan", stack, "--dir", str(project), "--json"]
+    return measure(args if policy else [*args, "--no-policy"], repeat)
 
 
 SYNTHETIC = """
@@ -132,72 +168,201 @@ for i in range(N):
     )
 """
 
-WORKER = """
+THROUGHPUT = """
 import json, sys, time
 from pathlib import Path
 from gpucloud.engine import run_program
 from gpucloud.policy import run_policy_pack
 from gpucloud.project import load_project, load_stack
-start = time.perf_counter()
+
 project = load_project(Path(sys.argv[1]))
 plan = run_program(project, load_stack(project, "bench"))
-engine = time.perf_counter() - start
-start = time.perf_counter()
-report = run_policy_pack(Path(sys.argv[2]), plan.resources, project=plan.project, stack=plan.stack)
-policy = time.perf_counter() - start
-print(json.dumps({"resources": len(plan.resources), "engine": engine, "policy": policy,
-                  "violations": len(report.violations)}))
+
+def seconds(resources):
+    start = time.perf_counter()
+    run_policy_pack(Path(sys.argv[2]), resources, project=plan.project, stack=plan.stack)
+    return time.perf_counter() - start
+
+empty = min(seconds(()) for _ in range(int(sys.argv[3])))
+full = min(seconds(plan.resources) for _ in range(int(sys.argv[3])))
+print(json.dumps({"resources": len(plan.resources), "start_stop": empty, "analyze": full - empty}))
 """
 
 
-def scale(n: int, repeat: int, workdir: Path) -> tuple[Run, dict[str, float]]:
-    """A synthetic program of ``n`` GPU node pools (role, attachment, launch template, tainted node group)."""
+NO_OP_ANALYZER = """
+import time
+from concurrent import futures
+import grpc
+from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
+class NoOp(analyzer_pb2_grpc.AnalyzerServicer):
+    def Analyze(self, request, context):
+        return analyzer_pb2.AnalyzeResponse()
+    AnalyzeStack = Analyze
+server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))  # as pulumi_policy.PolicyPack serves
+analyzer_pb2_grpc.add_AnalyzerServicer_to_server(NoOp(), server)
+print(server.add_insecure_port("127.0.0.1:0"), flush=True)
+server.start()
+time.sleep(3600)
+"""
+
+CEILING = """
+import json, subprocess, sys, time
+from pathlib import Path
+import grpc
+from pulumi.runtime.proto import analyzer_pb2_grpc
+from gpucloud.engine import run_program
+from gpucloud.policy import _GRPC_OPTIONS, _Session
+from gpucloud.project import load_project, load_stack
+
+project = load_project(Path(sys.argv[1]))
+plan = run_program(project, load_stack(project, "bench"))
+server = subprocess.Popen([sys.executable, "-c", sys.argv[3]], stdout=subprocess.PIPE, text=True)
+try:
+    channel = grpc.insecure_channel(f"127.0.0.1:{int(server.stdout.readline())}", options=_GRPC_OPTIONS)
+    grpc.channel_ready_future(channel).result(timeout=60)
+    best = float("inf")
+    for _ in range(int(sys.argv[2])):
+        start = time.perf_counter()
+        _Session(analyzer_pb2_grpc.AnalyzerStub(channel), plan.resources).analyze()
+        best = min(best, time.perf_counter() - start)
+finally:
+    server.kill()
+print(json.dumps({"resources": len(plan.resources), "seconds": best}))
+"""
+
+
+def ceiling(project: Path, repeat: int) -> float:
+    """Resources per second of the policy client against a no-op analyzer served as pulumi-policy serves."""
+    run = measure([sys.executable, "-c", CEILING, str(project), str(repeat), NO_OP_ANALYZER], 1)
+    figures = json.loads(run.stdout)
+    return float(figures["resources"] / figures["seconds"])
+
+
+def synthetic_project(n: int, workdir: Path) -> Path:
+    """A Pulumi project of ``n`` GPU node pools (role, policy attachment, launch template, tainted node group)."""
     project = workdir / f"synthetic-{n}"
     project.mkdir(exist_ok=True)
     (project / "Pulumi.yaml").write_text("name: synthetic\nruntime: python\n")
     (project / "__main__.py").write_text(textwrap.dedent(SYNTHETIC.format(n=n)))
-    run = _measure([sys.executable, "-c", WORKER, str(project), str(ROOT / "policies")], repeat)
-    return run, json.loads(run.stdout)
+    return project
+
+
+def throughput(project: Path, repeat: int) -> dict[str, float]:
+    """Analyze rate through the protocol: the pack's run over every resource minus its run over none (best of each)."""
+    run = measure([sys.executable, "-c", THROUGHPUT, str(project), str(ROOT / "policies"), str(repeat)], 1)
+    figures: dict[str, float] = json.loads(run.stdout)
+    return figures
+
+
+def _ratio(value: float, previous: float | None) -> str:
+    return f"{value / previous:.1f}x" if previous else "-"
+
+
+def environments(project: Path, stacks: Sequence[str], repeat: int) -> dict[str, float]:
+    """Print the floor and plan table; returns stack -> plan/floor ratio."""
+    print(
+        f"{'environment':<12}{'resources':>10}{'floor s':>9}{'plan s':>9}{'ratio':>7}"
+        f"{'no-policy s':>12}{'policy %':>9}{'floor MiB':>11}{'plan MiB':>10}"
+    )
+    floors: dict[tuple[str, ...], Run] = {}
+    ratios: dict[str, float] = {}
+    for stack in stacks:
+        try:
+            planned = plan(project, stack, repeat)
+            bare = plan(project, stack, repeat, policy=False)
+        except ChildFailed as failure:
+            print(f"{stack:<12}  plan failed, {failure}")
+            continue
+        document = json.loads(planned.stdout)
+        modules = tuple(sdk_modules(sorted({r["type"] for r in document["resources"]})))
+        base = floors.get(modules) or floors.setdefault(modules, floor(modules, repeat))
+        ratios[stack] = planned.seconds / base.seconds
+        print(
+            f"{stack:<12}{len(document['resources']):>10}{base.seconds:>9.2f}{planned.seconds:>9.2f}"
+            f"{ratios[stack]:>7.2f}{bare.seconds:>12.2f}{_share(planned.seconds, bare.seconds):>8.0f}%"
+            f"{base.peak_mib:>11.0f}{planned.peak_mib:>10.0f}"
+        )
+    return ratios
+
+
+def _share(with_policy: float, without: float) -> float:
+    return max(0.0, 100 * (with_policy - without) / with_policy)
+
+
+def scale(sizes: Sequence[int], repeat: int) -> tuple[dict[int, float], dict[int, float]]:
+    """Print the scale table; returns pools -> plan seconds, and pools -> policy resources per second."""
+    print(
+        f"{'pools':>6}{'resources':>10}{'plan s':>8}{'MiB':>6}{'res/s':>7}{'growth':>8}{'MiB growth':>11}"
+        f"{'no-policy s':>12}{'policy %':>9}{'pack start s':>13}{'policy res/s':>13}"
+    )
+    times: dict[int, float] = {}
+    rates: dict[int, float] = {}
+    previous: Run | None = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            project = synthetic_project(n, Path(tmp))
+            try:
+                planned = plan(project, "bench", repeat)
+                bare = plan(project, "bench", repeat, policy=False)
+                policy = throughput(project, repeat)
+            except ChildFailed as failure:
+                print(f"{n:>6}  failed, {failure}")
+                continue
+            count = int(policy["resources"])
+            times[n] = planned.seconds
+            # Below the noise (a small program on a busy machine) the difference says nothing.
+            if policy["analyze"] > 0:
+                rates[n] = count / policy["analyze"]
+            print(
+                f"{n:>6}{count:>10}{planned.seconds:>8.2f}{planned.peak_mib:>6.0f}{count / planned.seconds:>7.0f}"
+                f"{_ratio(planned.seconds, previous.seconds if previous else None):>8}"
+                f"{_ratio(planned.peak_mib, previous.peak_mib if previous else None):>11}"
+                f"{bare.seconds:>12.2f}{_share(planned.seconds, bare.seconds):>8.0f}%"
+                f"{policy['start_stop']:>13.2f}{f'{rates[n]:.0f}' if n in rates else '-':>13}"
+            )
+            previous = planned
+        if times:
+            rate = ceiling(synthetic_project(max(times), Path(tmp)), repeat)
+            print(f"\nProtocol ceiling: {rate:.0f} resources/s to a no-op analyzer served as pulumi-policy serves")
+    return times, rates
+
+
+def targets(ratios: dict[str, float], times: dict[int, float], rates: dict[int, float]) -> None:
+    """Print the issue's targets beside what was measured."""
+    print("\nTargets (2-core machine):")
+    prod = ratios.get("prod")
+    print(f"  prod plan within {TARGET_FLOOR_RATIO}x its floor: " + (f"{prod:.2f}x" if prod else "no prod stack"))
+    largest = max(rates, default=None)
+    print(
+        f"  policy checks >= {TARGET_POLICY_RATE}/s: "
+        + (f"{rates[largest]:.0f}/s ({largest} pools)" if largest is not None else "not measured")
+    )
+    growth = times[1000] / times[100] if 100 in times and 1000 in times else None
+    print(
+        f"  growth N=100 -> 1000 <= {TARGET_GROWTH_100_TO_1000}x: " + (f"{growth:.1f}x" if growth else "not measured")
+    )
 
 
 def main() -> None:
     """Run every benchmark and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median reported)")
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000], help="synthetic pool counts")
-    parser.add_argument("--stacks", nargs="+", default=STACKS, help="environments to plan")
+    parser.add_argument("--sizes", type=int, nargs="*", default=[10, 100, 1000], help="synthetic pool counts")
+    parser.add_argument("--stacks", nargs="*", help="environments to plan (default: every stack of the project)")
+    parser.add_argument("--dir", type=Path, default=ROOT, help="the Pulumi project to plan (default: this repo)")
     args = parser.parse_args()
 
-    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, median of {args.repeat} runs\n")
-    print(
-        f"{'environment':<12}{'resources':>10}{'floor s':>9}{'plan s':>9}{'ratio':>7}{'floor MiB':>11}{'plan MiB':>10}"
-    )
-    for stack in args.stacks:
-        planned = plan(stack, args.repeat)
-        document = json.loads(planned.stdout)
-        modules = sdk_modules(sorted({r["type"] for r in document["resources"]}))
-        base = floor(modules, args.repeat)
-        print(
-            f"{stack:<12}{len(document['resources']):>10}{base.seconds:>9.2f}{planned.seconds:>9.2f}"
-            f"{planned.seconds / base.seconds:>7.2f}{base.peak_mib:>11.0f}{planned.peak_mib:>10.0f}"
-        )
+    sys.path.insert(0, str(ROOT))
+    from gpucloud.project import load_project
 
-    print(
-        f"\n{'pools':>6}{'resources':>10}{'total s':>9}{'engine s':>9}{'policy s':>9}{'policy %':>9}"
-        f"{'res/s':>8}{'policy res/s':>13}{'MiB':>7}{'growth':>8}"
-    )
-    previous: tuple[int, float] | None = None
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in args.sizes:
-            run, figures = scale(n, args.repeat, Path(tmp))
-            count = figures["resources"]
-            growth = f"{run.seconds / previous[1]:.1f}x" if previous else "-"
-            print(
-                f"{n:>6}{count:>10}{run.seconds:>9.2f}{figures['engine']:>9.2f}{figures['policy']:>9.2f}"
-                f"{100 * figures['policy'] / run.seconds:>8.0f}%{count / run.seconds:>8.0f}"
-                f"{count / figures['policy']:>13.0f}{run.peak_mib:>7.0f}{growth:>8}"
-            )
-            previous = (n, run.seconds)
+    project = args.dir.absolute()
+    stacks = load_project(project).stacks() if args.stacks is None else args.stacks
+    versions = ", ".join(f"{p} {importlib.metadata.version(p)}" for p in ("pulumi", "pulumi-policy", "grpcio"))
+    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, {versions}; median of {args.repeat} runs\n")
+    ratios = environments(project, stacks, args.repeat) if stacks else {}
+    print()
+    times, rates = scale(args.sizes, args.repeat) if args.sizes else ({}, {})
+    targets(ratios, times, rates)
 
 
 if __name__ == "__main__":

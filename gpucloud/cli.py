@@ -15,16 +15,25 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import policies
-from gpucloud.cost import CostEstimate, estimate
+from gpucloud.cost import estimate
 from gpucloud.cost_report import cost_lines
 from gpucloud.engine import Plan, run_program
 from gpucloud.model import PlanError, Violation
-from gpucloud.policy import load_policy_config, run_policy_pack
+from gpucloud.policy import PolicyPack, load_policy_config
 from gpucloud.price_book import PriceBook, load_overrides
-from gpucloud.project import STACK_OUTPUTS_FILE, StackSettings, load_project, load_stack, load_stack_outputs
+from gpucloud.project import (
+    STACK_OUTPUTS_FILE,
+    Project,
+    StackSettings,
+    load_project,
+    load_stack,
+    load_stack_outputs,
+)
 from gpucloud.report import to_dot, to_human, to_json_document
 
 __all__ = ["main"]
@@ -64,31 +73,45 @@ POLICY_PACK = Path(policies.__file__).resolve().parent
 """The gpu-cloud policy pack (this distribution's ``policies`` folder)."""
 
 
-def check_policies(plan: Plan, stack: StackSettings, policy_config: Path | None) -> tuple[Violation, ...]:
+def check_policies(pack: PolicyPack, plan: Plan, config: dict[str, Any] | None) -> tuple[Violation, ...]:
     """The policy step: run the policy pack over the recorded resources, as ``pulumi preview`` does."""
-    config = load_policy_config(policy_config) if policy_config is not None else None
-    report = run_policy_pack(
-        POLICY_PACK, plan.resources, project=plan.project, stack=plan.stack, config=config, stack_config=stack.config
-    )
+    report = pack.analyze(plan.resources, config)
     for message in report.messages:
         print(f"policy pack: {message}", file=sys.stderr)
     return report.violations
 
 
-def _run(args: argparse.Namespace) -> tuple[Plan, StackSettings, CostEstimate]:
-    """Run the program and estimate its cost; the price file is read first, so that a bad one fails fast."""
+def _load(args: argparse.Namespace) -> tuple[Project, StackSettings, PriceBook]:
+    """Read the project, the stack's config and the price file before anything runs, so bad input fails fast."""
     book = PriceBook(None if args.prices is None else load_overrides(args.prices))
     project = load_project(args.dir)
-    stack = load_stack(project, args.stack)
-    plan = run_program(project, stack, load_stack_outputs(project, args.stack_outputs))
-    return plan, stack, estimate(plan, stack.config, book)
+    return project, load_stack(project, args.stack), book
+
+
+def _run(args: argparse.Namespace, project: Project, stack: StackSettings) -> Plan:
+    return run_program(project, stack, load_stack_outputs(project, args.stack_outputs))
 
 
 def _plan(args: argparse.Namespace) -> int:
-    plan, stack, cost = _run(args)
-    violations = () if args.no_policy else check_policies(plan, stack, args.policy_config)
+    project, stack, book = _load(args)
+    policy_config = load_policy_config(args.policy_config) if args.policy_config is not None else None
+    if args.graph is not None and not args.graph.parent.is_dir():
+        raise PlanError(f"--graph {args.graph}: no such directory {args.graph.parent}")
+    # The pack starts first: its interpreter's start-up then overlaps the program run.
+    starting = (
+        nullcontext(None)
+        if args.no_policy
+        else PolicyPack.start(POLICY_PACK, project=project.name, stack=stack.name, stack_config=stack.config)
+    )
+    with starting as pack:
+        plan = _run(args, project, stack)
+        violations = () if pack is None else check_policies(pack, plan, policy_config)
+    cost = estimate(plan, stack.config, book)
     if args.graph is not None:
-        args.graph.write_text(to_dot(plan), encoding="utf-8")
+        try:
+            args.graph.write_text(to_dot(plan), encoding="utf-8")
+        except OSError as err:
+            raise PlanError(f"--graph {args.graph}: cannot write: {err.strerror}") from None
     if args.json:
         sys.stdout.write(to_json_document(plan, violations, cost=cost.to_json()))
     else:
@@ -97,7 +120,9 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _cost(args: argparse.Namespace) -> int:
-    plan, _, cost = _run(args)
+    project, stack, book = _load(args)
+    plan = _run(args, project, stack)
+    cost = estimate(plan, stack.config, book)
     if args.json:
         document = {"project": plan.project, "stack": plan.stack, "cost": cost.to_json()}
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")

@@ -112,6 +112,7 @@ class _RecordingMonitor(mocks.MockMonitor):
         self._project = project
         self._stack = stack
         self.recorded: list[RecordedResource] = []
+        self._by_urn: dict[str, RecordedResource] = {}
         self.outputs: dict[str, Any] = {}
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
@@ -124,39 +125,34 @@ class _RecordingMonitor(mocks.MockMonitor):
         return f"urn:pulumi:{self._stack}::{self._project}::{type_}::{name}"
 
     def provider_region(self, provider_ref: str) -> str | None:
-        urn = provider_ref.rsplit("::", 1)[0] if provider_ref else ""
-        for resource in self.recorded:
-            if resource.urn == urn:
-                region = resource.inputs.get("region")
-                return region if isinstance(region, str) else None
-        return None
+        resource = self._by_urn.get(provider_ref.rsplit("::", 1)[0]) if provider_ref else None
+        region = resource.inputs.get("region") if resource else None
+        return region if isinstance(region, str) else None
 
     def RegisterResource(self, request: Any) -> Any:
         urn = self.make_urn(request.parent, request.type, request.name)
         aliases = tuple(a.urn or str(a.spec) for a in request.aliases) + tuple(request.aliasURNs)
         properties = struct_pb2.Struct()
         properties.CopyFrom(request.object)
-        self.recorded.append(
-            RecordedResource(
-                urn=urn,
-                type=request.type,
-                name=request.name,
-                custom=bool(request.custom),
-                parent=request.parent,
-                provider=request.provider,
-                dependencies=tuple(request.dependencies),
-                property_dependencies={
-                    key: tuple(deps.urns) for key, deps in sorted(request.propertyDependencies.items())
-                },
-                inputs=struct_to_json(request.object),
-                properties=properties,
-                protect=bool(request.protect),
-                ignore_changes=tuple(request.ignoreChanges),
-                retain_on_delete=bool(request.retainOnDelete),
-                delete_before_replace=bool(request.deleteBeforeReplace),
-                aliases=aliases,
-            )
+        recorded = RecordedResource(
+            urn=urn,
+            type=request.type,
+            name=request.name,
+            custom=bool(request.custom),
+            parent=request.parent,
+            provider=request.provider,
+            dependencies=tuple(request.dependencies),
+            property_dependencies={key: tuple(deps.urns) for key, deps in sorted(request.propertyDependencies.items())},
+            inputs=struct_to_json(request.object),
+            properties=properties,
+            protect=bool(request.protect),
+            ignore_changes=tuple(request.ignoreChanges),
+            retain_on_delete=bool(request.retainOnDelete),
+            delete_before_replace=bool(request.deleteBeforeReplace),
+            aliases=aliases,
         )
+        self.recorded.append(recorded)
+        self._by_urn.setdefault(urn, recorded)
         if request.type == "pulumi:pulumi:Stack":
             return resource_pb2.RegisterResourceResponse(urn=urn)
         return super().RegisterResource(request)

@@ -37,6 +37,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 from pulumi_policy.deserialize import serialize_properties
+from pulumi_policy.proxy import unknown_checking_proxy
 
 from .rule import (
     Finding,
@@ -147,7 +148,28 @@ def _warn(message: str, urn: str | None = None) -> None:
 
 def _plain(props: Mapping[str, Any]) -> dict[str, Any]:
     """Props as plain wire values: the SDK's unknown-checking proxies unwrapped, unknowns kept."""
-    return dict(serialize_properties(props))
+    return dict(_unwrap(props))
+
+
+_PROXIES = (type(unknown_checking_proxy({})), type(unknown_checking_proxy([])))  # type: ignore[arg-type]
+"""The SDK's proxy types; ``proxy["__target"]`` is what each wraps (as ``serialize_properties`` unwraps)."""
+_SCALARS = (str, bool, int, float, type(None))
+
+
+def _unwrap(value: Any) -> Any:
+    # The fast path of ``serialize_properties`` for what Analyze hands a policy (proxies around plain
+    # JSON values): it runs for every checked resource. Anything else (assets, archives) goes to the SDK.
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind in _PROXIES:
+        value = value["__target"]
+        kind = type(value)
+    if kind is dict:
+        return {key: _unwrap(item) for key, item in value.items()}
+    if kind is list:
+        return [_unwrap(item) for item in value]
+    return serialize_properties(value)
 
 
 # The settings of a default provider that rules read (required-tags, gpu-cost-guard), from stack config.

@@ -248,3 +248,11 @@ def test_graph_draws_each_component_around_its_children(
         '  r0 -> r1 [style=solid, color="gray40"];\n'
         '  r1 -> r2 [style=solid, color="gray40"];\n'
     ) in dot.read_text()
+
+
+def test_a_graph_path_in_a_missing_folder_is_invalid_input_before_anything_runs(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    target = tmp_path / "missing" / "plan.dot"
+    err = _invalid(capsys, "--dir", str(make_project(PROGRAM)), "--graph", str(target))
+    assert err == f"error: --graph {target}: no such directory {target.parent}\n"

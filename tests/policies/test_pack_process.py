@@ -10,7 +10,7 @@ import pytest
 
 import gpucloud.policy
 from gpucloud.model import PlanError
-from gpucloud.policy import PolicyPackError, run_policy_pack
+from gpucloud.policy import PolicyPack, PolicyPackError, run_policy_pack
 from tests.policies.wire import stack_resource
 
 
@@ -58,6 +58,13 @@ def test_pack_is_stopped_when_the_config_is_invalid(pack_dir: Path, started: lis
             stack="dev",
             config={"kms-key-rotation": {"maxRotationDays": -1}},
         )
+    [process] = started
+    assert process.poll() is not None
+
+
+def test_a_pack_started_for_a_plan_is_stopped_when_the_program_fails(pack_dir: Path, started: list[Any]) -> None:
+    with pytest.raises(RuntimeError, match="program failed"), PolicyPack.start(pack_dir, project="p", stack="dev"):
+        raise RuntimeError("program failed")
     [process] = started
     assert process.poll() is not None
 
