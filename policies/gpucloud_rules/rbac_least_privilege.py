@@ -70,7 +70,7 @@ def _document(value: Any, path: str) -> Mapping[str, Any]:
     try:
         parsed = json.loads(str(value))
     except ValueError:
-        raise Undecided(f"{path} (not valid JSON)") from None
+        raise Undecided(path, "is not valid JSON") from None
     return as_object(parsed, path)
 
 

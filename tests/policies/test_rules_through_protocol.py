@@ -372,6 +372,7 @@ CASES = [
     Case("iam-policy-admin", "aws:iam/policy:Policy", {"policy": ADMIN}, {RBAC: M}),
     Case("iam-policy-admin-secret", "aws:iam/policy:Policy", {"policy": Secret(ADMIN)}, {RBAC: M}),
     Case("iam-policy-unknown", "aws:iam/policy:Policy", {"policy": UNKNOWN}, {RBAC: M}),
+    Case("iam-policy-not-json", "aws:iam/policy:Policy", {"policy": "{not json"}, {RBAC: M}),
     Case(
         "iam-policy-deny-star",
         "aws:iam/policy:Policy",
@@ -481,7 +482,14 @@ CASES = [
     ),
 ]
 
-UNDECIDED = {"instance-public-ip-unknown", "aws-key-rotation-unknown", "iam-policy-unknown", "tags-unknown"}
+UNDECIDED = {
+    "instance-public-ip-unknown",
+    "aws-key-rotation-unknown",
+    "iam-policy-unknown",
+    "tags-unknown",
+}
+# Known but malformed values: could not decide, and saying why, not "unknown during preview".
+MALFORMED = {"iam-policy-not-json": "could not decide: policy is not valid JSON"}
 
 
 def build(case: Case) -> Any:
@@ -520,6 +528,13 @@ def test_unknown_value_is_reported_as_undecided(report: PolicyReport, name: str)
     urn = build(next(case for case in CASES if case.name == name)).urn
     messages = [v.message for v in report.violations if v.urn == urn]
     assert messages and all("could not decide" in m and "unknown during preview" in m for m in messages)
+
+
+@pytest.mark.parametrize(("name", "message"), sorted(MALFORMED.items()))
+def test_malformed_value_is_undecided_with_its_reason(report: PolicyReport, name: str, message: str) -> None:
+    urn_ = build(next(case for case in CASES if case.name == name)).urn
+    # The SDK puts the policy's description before the message.
+    assert [v.message.splitlines()[-1] for v in report.violations if v.urn == urn_] == [message]
 
 
 def test_violations_name_the_resource(report: PolicyReport) -> None:

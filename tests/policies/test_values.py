@@ -88,3 +88,17 @@ def test_findings_say_could_not_decide() -> None:
     findings = Findings()
     findings.check(undecided, "never")
     assert findings.messages == ["could not decide: x is unknown during preview"]
+
+
+@pytest.mark.parametrize(
+    ("read", "value", "message"),
+    [
+        (as_bool, "maybe", "could not decide: a.b is not a boolean (got 'maybe')"),
+        (as_number, "ninety", "could not decide: a.b is not a number (got 'ninety')"),
+        (as_object, "text", "could not decide: a.b is not an object (got 'text')"),
+    ],
+)
+def test_malformed_values_are_undecided_with_their_reason(read: Any, value: Any, message: str) -> None:
+    with pytest.raises(Undecided) as raised:
+        read(value, "a.b")
+    assert raised.value.message == message
