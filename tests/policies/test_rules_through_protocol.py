@@ -272,7 +272,25 @@ CASES = [
         LAUNCH_TEMPLATE,
         {"blockDeviceMappings": [{"deviceName": "/dev/sdb", "virtualName": "ephemeral0"}]},
     ),
+    Case(
+        "lt-mapping-ebs-null",
+        LAUNCH_TEMPLATE,
+        {"blockDeviceMappings": [{"deviceName": "/dev/sdb", "virtualName": "ephemeral0", "ebs": None}]},
+    ),
+    Case(
+        "lt-mapping-ebs-empty",
+        LAUNCH_TEMPLATE,
+        {
+            "blockDeviceMappings": [
+                {"deviceName": "/dev/xvda", "ebs": {"encrypted": "true"}},
+                {"deviceName": "/dev/xvdb", "ebs": {}},
+            ]
+        },
+        {ENCRYPTION: M},
+    ),
     Case("instance-no-root-device", INSTANCE, {"rootBlockDevice": None}, {ENCRYPTION: M}),
+    Case("instance-empty-root-device", INSTANCE, {"rootBlockDevice": {}}, {ENCRYPTION: M}),
+    Case("instance-empty-ebs-device", INSTANCE, {"ebsBlockDevices": [{"encrypted": True}, {}]}, {ENCRYPTION: M}),
     Case(
         "instance-second-ebs-plain",
         INSTANCE,
@@ -298,6 +316,7 @@ CASES = [
         {"dataDisks": [{"encrypted": "true"}, {"encrypted": "false"}]},
         {ENCRYPTION: M},
     ),
+    Case("pool-empty-data-disk", NODE_POOL, {"dataDisks": [{}]}, {ENCRYPTION: M}),
     # tls-1-3
     Case("https-tls13", LB_LISTENER),
     Case(
