@@ -6,7 +6,17 @@ from collections.abc import Callable, Mapping
 from functools import partial
 
 from .rule import Config, Props, ResourceRule
-from .values import Findings, any_entry, any_true, as_bool, as_number, as_object, equals, is_set
+from .values import (
+    Findings,
+    all_true,
+    any_entry,
+    any_true,
+    as_bool,
+    as_number,
+    as_object,
+    equals,
+    is_set,
+)
 
 __all__ = ["RULE", "check"]
 
@@ -53,9 +63,13 @@ def _aws_eks_cluster(props: Props) -> bool:
 
 
 def _aws_load_balancer(props: Props) -> bool:
-    if _is_true(props, "internal"):
-        return False
-    return not equals(props.get("loadBalancerType"), "gateway", "loadBalancerType")
+    # Public unless it is a gateway load balancer (exempt) or internal; either one known settles it.
+    return all_true(
+        (
+            lambda: not equals(props.get("loadBalancerType"), "gateway", "loadBalancerType"),
+            lambda: not _is_true(props, "internal"),
+        )
+    )
 
 
 def _alicloud_node_pool(props: Props) -> bool:

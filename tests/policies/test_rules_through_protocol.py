@@ -121,6 +121,15 @@ CASES = [
     Case("lb-internet-facing", LB, {"internal": False}, {NO_PUBLIC_IP: M}),
     Case("lb-internal-unset", LB, {"internal": None}, {NO_PUBLIC_IP: M}),
     Case("lb-gateway", LB, {"internal": None, "loadBalancerType": "Gateway"}),
+    Case("lb-gateway-internal-unknown", LB, {"internal": UNKNOWN, "loadBalancerType": "GATEWAY"}),
+    Case("lb-internal-unknown", LB, {"internal": UNKNOWN}, {NO_PUBLIC_IP: M}),
+    Case("lb-type-unknown-internal", LB, {"internal": True, "loadBalancerType": UNKNOWN}),
+    Case(
+        "lb-type-unknown-internet-facing",
+        LB,
+        {"internal": False, "loadBalancerType": UNKNOWN},
+        {NO_PUBLIC_IP: M},
+    ),
     Case("alb-internal", ALB),
     Case("alb-internet-facing", ALB, {"internal": "false"}, {NO_PUBLIC_IP: M}),
     # no-public-ip, Alibaba Cloud
@@ -503,6 +512,8 @@ CASES = [
 
 UNDECIDED = {
     "instance-public-ip-unknown",
+    "lb-internal-unknown",
+    "lb-type-unknown-internet-facing",
     "aws-key-rotation-unknown",
     "iam-policy-unknown",
     "tags-unknown",
