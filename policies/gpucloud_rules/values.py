@@ -114,9 +114,9 @@ def as_number(value: Any, path: str) -> float | None:
 
 
 def as_text(value: Any, path: str) -> str | None:
-    """A string; None if unset. Numbers and booleans are rendered as the engine would."""
+    """A string; None if unset (absent or ""). Numbers and booleans are rendered as the engine would."""
     value = _known(value, path)
-    if value is None:
+    if value is None or value == "":
         return None
     if isinstance(value, bool):
         return "true" if value else "false"

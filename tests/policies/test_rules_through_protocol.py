@@ -84,6 +84,13 @@ CASES = [
     Case("instance-subnet-unknown", INSTANCE, {"associatePublicIpAddress": None, "subnetId": UNKNOWN}),
     Case("instance-public-ip-unknown", INSTANCE, {"associatePublicIpAddress": UNKNOWN}, {NO_PUBLIC_IP: M}),
     Case(
+        "instance-public-ip-empty-default-vpc",
+        INSTANCE,
+        {"associatePublicIpAddress": "", "subnetId": None},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("instance-public-ip-empty-in-subnet", INSTANCE, {"associatePublicIpAddress": ""}),
+    Case(
         "lt-second-interface-public",
         LAUNCH_TEMPLATE,
         {"networkInterfaces": [{"associatePublicIpAddress": "false"}, {"associatePublicIpAddress": "true"}]},
@@ -179,11 +186,18 @@ CASES = [
         {NO_PUBLIC_IP: M},
     ),
     Case("slb-unset", "alicloud:slb/loadBalancer:LoadBalancer", {"addressType": None}, {NO_PUBLIC_IP: M}),
+    Case("slb-empty", "alicloud:slb/loadBalancer:LoadBalancer", {"addressType": ""}, {NO_PUBLIC_IP: M}),
     Case("app-slb-intranet", "alicloud:slb/applicationLoadBalancer:ApplicationLoadBalancer"),
     Case(
         "app-slb-unset",
         "alicloud:slb/applicationLoadBalancer:ApplicationLoadBalancer",
         {"addressType": None},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case(
+        "app-slb-empty",
+        "alicloud:slb/applicationLoadBalancer:ApplicationLoadBalancer",
+        {"addressType": ""},
         {NO_PUBLIC_IP: M},
     ),
     Case("ali-alb-intranet", "alicloud:alb/loadBalancer:LoadBalancer"),
@@ -231,6 +245,13 @@ CASES = [
     Case("aws-key-period-unset", AWS_KMS, {"rotationPeriodInDays": None}, {KMS: M}),
     Case("aws-key-period-365", AWS_KMS, {"rotationPeriodInDays": 365}, {KMS: M}),
     Case("aws-key-rotation-unknown", AWS_KMS, {"enableKeyRotation": UNKNOWN}, {KMS: M}),
+    Case("aws-key-empty-spec", AWS_KMS, {"customerMasterKeySpec": "", "keyUsage": ""}),
+    Case(
+        "aws-key-empty-spec-no-rotation",
+        AWS_KMS,
+        {"customerMasterKeySpec": "", "keyUsage": "", "enableKeyRotation": False},
+        {KMS: M},
+    ),
     Case(
         "aws-key-asymmetric",
         AWS_KMS,
@@ -335,6 +356,7 @@ CASES = [
     ),
     Case("https-old-policy", LB_LISTENER, {"sslPolicy": "ELBSecurityPolicy-2016-08"}, {TLS: M}),
     Case("tls-no-policy", ALB_LISTENER, {"protocol": "TLS", "sslPolicy": None}, {TLS: M}),
+    Case("https-empty-policy", LB_LISTENER, {"sslPolicy": ""}, {TLS: M}),
     Case("http-redirect", ALB_LISTENER),
     Case("http-forward", ALB_LISTENER, {"defaultActions": [FORWARD]}, {TLS: M}),
     Case(

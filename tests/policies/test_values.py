@@ -14,6 +14,7 @@ from policies.gpucloud_rules.values import (
     as_bool,
     as_number,
     as_object,
+    as_text,
     duration_days,
     entries,
     equals,
@@ -102,3 +103,7 @@ def test_malformed_values_are_undecided_with_their_reason(read: Any, value: Any,
     with pytest.raises(Undecided) as raised:
         read(value, "a.b")
     assert raised.value.message == message
+
+
+def test_empty_text_is_unset() -> None:
+    assert as_text("", "p") is None and as_bool("", "p") is None and as_number("", "p") is None
