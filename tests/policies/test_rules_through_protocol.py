@@ -466,6 +466,13 @@ CASES = [
         {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
         {RBAC: M},
     ),
+    Case("attach-readonly", "aws:iam/policyAttachment:PolicyAttachment"),
+    Case(
+        "attach-admin",
+        "aws:iam/policyAttachment:PolicyAttachment",
+        {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
+        {RBAC: M},
+    ),
     Case("ram-read", "alicloud:ram/policy:Policy"),
     Case(
         "ram-service-admin",
