@@ -15,7 +15,7 @@ import pytest
 
 from gpucloud.policy import PolicyReport, run_policy_pack
 from tests.policies.fixtures import GPU_TAINT_AWS, STATEFUL, compliant, iam_document
-from tests.policies.wire import UNKNOWN, Secret, resource, stack_resource
+from tests.policies.wire import UNKNOWN, Secret, resource, stack_resource, urn
 
 STACK = "dev"
 M, A = "mandatory", "advisory"
@@ -41,6 +41,7 @@ class Case:
     changes: dict[str, Any] = field(default_factory=dict)
     expected: dict[str, str] = field(default_factory=dict)
     protect: bool | None = None
+    depends_on: dict[str, str] = field(default_factory=dict)  # property -> name of another case
 
     def props(self) -> dict[str, Any]:
         return compliant(self.type, **self.changes)
@@ -63,6 +64,8 @@ SERVICE_ADMIN = iam_document(
     {"Effect": "Allow", "Action": ["ec2:Describe*", "s3:*"], "Resource": ["arn:aws:s3:::x", "*"]},
 )
 LB_SERVICE = {"type": "LoadBalancer", "ports": [{"port": 443}]}
+# A node group that names no instance type and a non-GPU AMI: only its launch template can make it GPU.
+LT_NODE_GROUP = {"amiType": "CUSTOM", "instanceTypes": None, "taints": None}
 
 
 def annotated(annotations: dict[str, str]) -> dict[str, Any]:
@@ -507,6 +510,47 @@ CASES = [
         {"amiType": "AL2_x86_64", "instanceTypes": ["m5.large"], "taints": None},
     ),
     Case("pool-gpu-untainted", NODE_POOL, {"taints": None}, {GPU: M}),
+    # gpu-node-isolation: an EKS node group whose instance type comes from its launch template
+    Case("lt-gpu", LAUNCH_TEMPLATE, {"name": "lt-gpu", "instanceType": "p5.48xlarge"}),
+    Case("lt-cpu", LAUNCH_TEMPLATE, {"name": "lt-cpu", "instanceType": "m5.xlarge"}),
+    Case("lt-type-unknown", LAUNCH_TEMPLATE, {"instanceType": UNKNOWN}),
+    Case(
+        "ng-gpu-template-untainted",
+        NODE_GROUP,
+        {**LT_NODE_GROUP, "launchTemplate": {"id": UNKNOWN, "version": "1"}},
+        {GPU: M},
+        depends_on={"launchTemplate": "lt-gpu"},
+    ),
+    Case(
+        "ng-gpu-template-tainted",
+        NODE_GROUP,
+        {**LT_NODE_GROUP, "launchTemplate": {"id": UNKNOWN, "version": "1"}, "taints": [GPU_TAINT_AWS]},
+        depends_on={"launchTemplate": "lt-gpu"},
+    ),
+    Case(
+        "ng-gpu-template-by-name-untainted",
+        NODE_GROUP,
+        {**LT_NODE_GROUP, "launchTemplate": {"name": "lt-gpu"}},
+        {GPU: M},
+    ),
+    Case(
+        "ng-cpu-template-untainted",
+        NODE_GROUP,
+        {**LT_NODE_GROUP, "launchTemplate": {"id": UNKNOWN, "version": "1"}},
+        depends_on={"launchTemplate": "lt-cpu"},
+    ),
+    Case(
+        "ng-template-type-unknown-untainted",
+        NODE_GROUP,
+        {**LT_NODE_GROUP, "launchTemplate": {"id": UNKNOWN, "version": "1"}},
+        {GPU: M},
+        depends_on={"launchTemplate": "lt-type-unknown"},
+    ),
+    Case(
+        "ng-template-outside-stack-untainted",
+        NODE_GROUP,
+        {**LT_NODE_GROUP, "launchTemplate": {"id": "lt-0123", "version": "1"}},
+    ),
     Case(
         "pool-ebmgn-wrong-key",
         NODE_POOL,
@@ -545,6 +589,7 @@ UNDECIDED = {
     "lb-type-unknown-internet-facing",
     "aws-key-rotation-unknown",
     "iam-policy-unknown",
+    "ng-template-type-unknown-untainted",
     "tags-unknown",
 }
 # Known but malformed values: could not decide, and saying why, not "unknown during preview".
@@ -553,7 +598,9 @@ MALFORMED = {"iam-policy-not-json": "could not decide: policy is not valid JSON"
 
 def build(case: Case) -> Any:
     protect = case.type in STATEFUL if case.protect is None else case.protect
-    return resource(STACK, case.type, case.name, case.props(), protect=protect)
+    by_name = {c.name: c for c in CASES}
+    dependencies = {key: [urn(STACK, by_name[name].type, name)] for key, name in case.depends_on.items()}
+    return resource(STACK, case.type, case.name, case.props(), protect=protect, property_dependencies=dependencies)
 
 
 @pytest.fixture(scope="module")
