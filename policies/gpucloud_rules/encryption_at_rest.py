@@ -48,8 +48,9 @@ def _unencrypted(path: str, device: object) -> bool:
 def _launch_template(props: Props) -> bool:
     def encrypted(path: str, mapping: object) -> bool:
         ebs = as_object(mapping, path).get("ebs")
-        # A mapping without ebs is an instance-store or suppressed device: nothing to encrypt.
-        return not is_set(ebs) or _true(as_object(ebs, f"{path}.ebs"), "encrypted", f"{path}.ebs.encrypted")
+        # A mapping without ebs is an instance-store or suppressed device: nothing to encrypt. An ebs
+        # block, even an empty one ({}), is an EBS volume and must say encrypted.
+        return ebs is None or _true(as_object(ebs, f"{path}.ebs"), "encrypted", f"{path}.ebs.encrypted")
 
     return all_entries(props.get("blockDeviceMappings"), "blockDeviceMappings", encrypted)
 

@@ -107,8 +107,15 @@ def _capacities(pools: Sequence[StackResource]) -> dict[tuple[str, str], str | N
     return found
 
 
-def _on_demand_only(pool: StackResource, capacities: Mapping[tuple[str, str], str | None]) -> str | None:
-    if not is_gpu_pool(pool.type, pool.props) or _capacity(pool) != _ON_DEMAND:
+def _launch_template(resource: StackResource, templates: Mapping[str, cm.Props]) -> cm.Props | None:
+    dependencies = resource.property_dependencies.get("launchTemplate", ())
+    return cm.launch_template_of(resource.props, dependencies, templates)
+
+
+def _on_demand_only(
+    pool: StackResource, capacities: Mapping[tuple[str, str], str | None], templates: Mapping[str, cm.Props]
+) -> str | None:
+    if not is_gpu_pool(pool.type, pool.props, _launch_template(pool, templates)) or _capacity(pool) != _ON_DEMAND:
         return None
     name = _pool_name(pool)
     if name is not None and name.endswith(FALLBACK_SUFFIX):
@@ -137,10 +144,7 @@ def _may_be_gpu(resource: StackResource) -> bool:
 
 def _pool_cost(resource: StackResource, templates: Mapping[str, cm.Props], prices: PriceList) -> _PoolCost | None:
     """The monthly cost at max size of a GPU pool; None for compute that is not GPU capacity."""
-    dependencies = resource.property_dependencies.get("launchTemplate", ())
-    capacity = cm.read_capacity(
-        resource.type, resource.props, cm.launch_template_of(resource.props, dependencies, templates)
-    )
+    capacity = cm.read_capacity(resource.type, resource.props, _launch_template(resource, templates))
     assert capacity is not None, resource.type  # COMPUTE holds only types read_capacity reads
     if capacity.unread:
         return _PoolCost(resource.urn, unknown=capacity.unread) if _may_be_gpu(resource) else None
@@ -216,7 +220,7 @@ def check(resources: Sequence[StackResource], config: Config, stack: str) -> lis
     for resource in sorted((r for r in resources if r.type in COMPUTE), key=lambda r: r.urn):
         messages = Findings()
         if resource.type in POOLS:
-            messages.explain(partial(_on_demand_only, resource, capacities))
+            messages.explain(partial(_on_demand_only, resource, capacities, templates))
         cost = _pool_cost(resource, templates, prices)
         if cost is not None:
             costs.append(cost)

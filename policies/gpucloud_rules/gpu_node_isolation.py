@@ -1,16 +1,27 @@
-"""gpu-node-isolation: GPU node groups carry the nvidia.com/gpu taint so only GPU workloads land there."""
+"""gpu-node-isolation: GPU node groups carry the nvidia.com/gpu taint so only GPU workloads land there.
+
+A stack policy, because an EKS node group may take its instance type from a launch template: when its
+own amiType and instanceTypes do not say GPU, the ``instanceType`` of the aws:ec2/launchTemplate its
+``launchTemplate`` refers to (by property dependency, else by name; see `cost_model.launch_template_of`)
+decides. A launch template that is not in the stack cannot be read, and the node group is judged by its
+own inputs.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import partial
 
-from .rule import Config, Props, ResourceRule
+from .cost_model import launch_template_of
+from .rule import Config, Finding, Props, StackResource, StackRule
 from .values import Findings, all_true, any_entry, any_true, as_object, as_text, equals
 
-__all__ = ["RULE", "check", "is_aws_gpu_instance_type", "is_gpu_instance_type", "is_gpu_pool"]
+__all__ = ["RULE", "check", "check_pool", "is_aws_gpu_instance_type", "is_gpu_instance_type", "is_gpu_pool"]
 
 AWS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 ALICLOUD_NODE_POOL = "alicloud:cs/nodePool:NodePool"
+AWS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+POOL_TYPES = frozenset({AWS_NODE_GROUP, ALICLOUD_NODE_POOL})
 GPU_TAINT_KEY = "nvidia.com/gpu"
 
 # EC2 instance families with NVIDIA GPUs (EC2 "Accelerated computing instances" documentation).
@@ -38,20 +49,32 @@ def is_gpu_instance_type(cloud: str, instance_type: str) -> bool:
     return instance_type.lower().startswith(ALICLOUD_GPU_PREFIXES)
 
 
-def is_gpu_pool(resource_type: str, props: Props) -> bool:
-    """Whether an EKS node group or ACK node pool runs GPU nodes; raises `Undecided` if that is unknown."""
-    return _aws_gpu(props) if resource_type == AWS_NODE_GROUP else _alicloud_gpu(props)
+def is_gpu_pool(resource_type: str, props: Props, launch_template: Props | None = None) -> bool:
+    """Whether an EKS node group or ACK node pool runs GPU nodes; raises `Undecided` if that is unknown.
+
+    Args:
+        resource_type: The pool's type token.
+        props: Its properties.
+        launch_template: The properties of the launch template an EKS node group refers to, if known.
+    """
+    return _aws_gpu(props, launch_template) if resource_type == AWS_NODE_GROUP else _alicloud_gpu(props)
 
 
-def _aws_gpu(props: Props) -> bool:
+def _aws_gpu(props: Props, launch_template: Props | None) -> bool:
     ami = (as_text(props.get("amiType"), "amiType") or "").lower()
     if any(marker in ami for marker in AMI_TYPE_GPU_MARKERS):
         return True
-    return any_entry(
-        props.get("instanceTypes"),
-        "instanceTypes",
-        lambda p, t: is_aws_gpu_instance_type(as_text(t, p) or ""),
+    own = partial(any_entry, props.get("instanceTypes"), "instanceTypes", _aws_gpu_type)
+    if launch_template is None:
+        return own()
+    from_template = partial(
+        any_entry, launch_template.get("instanceType"), "launchTemplate instanceType", _aws_gpu_type
     )
+    return any_true((own, from_template))
+
+
+def _aws_gpu_type(path: str, instance_type: object) -> bool:
+    return is_aws_gpu_instance_type(as_text(instance_type, path) or "")
 
 
 def _alicloud_gpu(props: Props) -> bool:
@@ -72,24 +95,44 @@ def _has_gpu_taint(props: Props, effects: tuple[str, ...]) -> bool:
     return any_entry(props.get("taints"), "taints", isolating)
 
 
-def check(resource_type: str, props: Props, config: Config, provider: Props) -> list[str]:
-    """Violation messages of ``gpu-node-isolation`` for one node group or pool."""
-    del config, provider
+def check_pool(resource_type: str, props: Props, launch_template: Props | None = None) -> list[str]:
+    """Violation messages of ``gpu-node-isolation`` for one node group or pool (and its launch template)."""
     aws = resource_type == AWS_NODE_GROUP
     effects = AWS_TAINT_EFFECTS if aws else ALICLOUD_TAINT_EFFECTS
     findings = Findings()
     findings.check(
-        lambda: all_true((lambda: is_gpu_pool(resource_type, props), lambda: not _has_gpu_taint(props, effects))),
+        lambda: all_true(
+            (
+                lambda: is_gpu_pool(resource_type, props, launch_template),
+                lambda: not _has_gpu_taint(props, effects),
+            )
+        ),
         f"GPU nodes without the {GPU_TAINT_KEY} taint: add a taint with key {GPU_TAINT_KEY} and effect "
         + " or ".join(effects),
     )
     return findings.messages
 
 
-RULE = ResourceRule(
+def check(resources: Sequence[StackResource], config: Config, stack: str) -> list[Finding]:
+    """Findings of ``gpu-node-isolation`` over the stack's node groups and pools."""
+    del config, stack
+    templates: Mapping[str, Props] = {r.urn: r.props for r in resources if r.type == AWS_LAUNCH_TEMPLATE}
+    findings: list[Finding] = []
+    for resource in resources:
+        if resource.type not in POOL_TYPES:
+            continue
+        template = None
+        if resource.type == AWS_NODE_GROUP:
+            dependencies = resource.property_dependencies.get("launchTemplate", ())
+            template = launch_template_of(resource.props, dependencies, templates)
+        findings += [Finding(resource.urn, m) for m in check_pool(resource.type, resource.props, template)]
+    return findings
+
+
+RULE = StackRule(
     name="gpu-node-isolation",
     description=f"GPU node groups must carry a {GPU_TAINT_KEY} NoSchedule or NoExecute taint.",
     level="mandatory",
-    resource_types=frozenset({AWS_NODE_GROUP, ALICLOUD_NODE_POOL}),
+    resource_types=frozenset({*POOL_TYPES, AWS_LAUNCH_TEMPLATE}),
     check=check,
 )

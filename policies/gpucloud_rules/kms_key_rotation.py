@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .rule import Config, Props, ResourceRule
-from .values import Findings, as_bool, as_number, duration_days, equals
+from .values import Findings, as_bool, as_number, as_text, duration_days, equals
 
 __all__ = ["RULE", "check"]
 
@@ -17,11 +17,13 @@ SYMMETRIC_USAGE = "ENCRYPT_DECRYPT"
 DEFAULT_MAX_ROTATION_DAYS = 90
 
 
+def _unset_or(props: Props, key: str, expected: str) -> bool:
+    """True if ``key`` is unset ("" included) or equals ``expected``."""
+    return as_text(props.get(key), key) is None or equals(props.get(key), expected, key)
+
+
 def _aws_symmetric(props: Props) -> bool:
-    spec, usage = props.get("customerMasterKeySpec"), props.get("keyUsage")
-    return (spec is None or equals(spec, SYMMETRIC_SPEC, "customerMasterKeySpec")) and (
-        usage is None or equals(usage, SYMMETRIC_USAGE, "keyUsage")
-    )
+    return _unset_or(props, "customerMasterKeySpec", SYMMETRIC_SPEC) and _unset_or(props, "keyUsage", SYMMETRIC_USAGE)
 
 
 def _aws(props: Props, max_days: float, findings: Findings) -> None:

@@ -6,7 +6,18 @@ from collections.abc import Callable, Mapping
 from functools import partial
 
 from .rule import Config, Props, ResourceRule
-from .values import Findings, any_entry, any_true, as_bool, as_number, as_object, equals, is_set
+from .values import (
+    Findings,
+    all_true,
+    any_entry,
+    any_true,
+    as_bool,
+    as_number,
+    as_object,
+    as_text,
+    equals,
+    is_set,
+)
 
 __all__ = ["RULE", "check"]
 
@@ -34,8 +45,9 @@ def _true_or_unset(props: Props, key: str, path: str | None = None) -> bool:
 def _aws_instance(props: Props) -> bool:
     if _is_true(props, "associatePublicIpAddress"):
         return True
-    # Unset and without a subnet the instance lands in the default VPC, which assigns public IPs.
-    return props.get("associatePublicIpAddress") is None and not is_set(props.get("subnetId"))
+    # Unset ("" included) and without a subnet the instance lands in the default VPC, which assigns public IPs.
+    unset = as_bool(props.get("associatePublicIpAddress"), "associatePublicIpAddress") is None
+    return unset and not is_set(props.get("subnetId"))
 
 
 def _aws_launch_template(props: Props) -> bool:
@@ -53,9 +65,13 @@ def _aws_eks_cluster(props: Props) -> bool:
 
 
 def _aws_load_balancer(props: Props) -> bool:
-    if _is_true(props, "internal"):
-        return False
-    return not equals(props.get("loadBalancerType"), "gateway", "loadBalancerType")
+    # Public unless it is a gateway load balancer (exempt) or internal; either one known settles it.
+    return all_true(
+        (
+            lambda: not equals(props.get("loadBalancerType"), "gateway", "loadBalancerType"),
+            lambda: not _is_true(props, "internal"),
+        )
+    )
 
 
 def _alicloud_node_pool(props: Props) -> bool:
@@ -69,7 +85,9 @@ def _alicloud_node_pool(props: Props) -> bool:
 
 
 def _slb_internet(props: Props) -> bool:
-    return props.get("addressType") is None or equals(props.get("addressType"), "internet", "addressType")
+    # Unset ("" included) defaults to internet.
+    address_type = as_text(props.get("addressType"), "addressType")
+    return address_type is None or equals(address_type, "internet", "addressType")
 
 
 def _k8s_service(props: Props) -> bool:

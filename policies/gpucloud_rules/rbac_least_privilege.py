@@ -70,7 +70,7 @@ def _document(value: Any, path: str) -> Mapping[str, Any]:
     try:
         parsed = json.loads(str(value))
     except ValueError:
-        raise Undecided(f"{path} (not valid JSON)") from None
+        raise Undecided(path, "is not valid JSON") from None
     return as_object(parsed, path)
 
 
@@ -131,6 +131,7 @@ _SURFACES: Mapping[str, Callable[[Props], list[str]]] = {
     "aws:iam/rolePolicyAttachment:RolePolicyAttachment": _attachment,
     "aws:iam/userPolicyAttachment:UserPolicyAttachment": _attachment,
     "aws:iam/groupPolicyAttachment:GroupPolicyAttachment": _attachment,
+    "aws:iam/policyAttachment:PolicyAttachment": _attachment,  # attaches to users, roles and groups at once
     "alicloud:ram/policy:Policy": _iam_policy("policyDocument"),
 }
 

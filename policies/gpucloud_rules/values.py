@@ -47,21 +47,27 @@ UNKNOWN_SENTINELS = frozenset(
 )
 
 
+UNKNOWN_REASON = "is unknown during preview"
+
+
 class Undecided(Exception):
-    """A value a rule needs is unknown during preview, so the rule cannot decide.
+    """A value a rule needs is unknown during preview, or known but malformed, so the rule cannot decide.
 
     Attributes:
-        path: The property path of the unknown value, e.g. ``vpcConfig.endpointPublicAccess``.
+        path: The property path of the value, e.g. ``vpcConfig.endpointPublicAccess``.
+        reason: Why it cannot be read, as the rest of a sentence about the path: "is unknown during
+            preview" (the default) or, for a known but malformed value, e.g. "is not valid JSON".
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, reason: str = UNKNOWN_REASON) -> None:
         super().__init__(path)
         self.path = path
+        self.reason = reason
 
     @property
     def message(self) -> str:
         """The violation message: the policy could not decide, and why."""
-        return f"could not decide: {self.path} is unknown during preview"
+        return f"could not decide: {self.path} {self.reason}"
 
 
 def is_unknown(value: Any) -> bool:
@@ -89,7 +95,7 @@ def as_bool(value: Any, path: str) -> bool | None:
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
-    raise Undecided(f"{path} (not a boolean: {value!r})")
+    raise Undecided(path, f"is not a boolean (got {value!r})")
 
 
 def as_number(value: Any, path: str) -> float | None:
@@ -98,19 +104,19 @@ def as_number(value: Any, path: str) -> float | None:
     if value is None or value == "":
         return None
     if isinstance(value, bool):
-        raise Undecided(f"{path} (not a number: {value!r})")
+        raise Undecided(path, f"is not a number (got {value!r})")
     if isinstance(value, int | float):
         return float(value)
     try:
         return float(str(value))
     except ValueError:
-        raise Undecided(f"{path} (not a number: {value!r})") from None
+        raise Undecided(path, f"is not a number (got {value!r})") from None
 
 
 def as_text(value: Any, path: str) -> str | None:
-    """A string; None if unset. Numbers and booleans are rendered as the engine would."""
+    """A string; None if unset (absent or ""). Numbers and booleans are rendered as the engine would."""
     value = _known(value, path)
-    if value is None:
+    if value is None or value == "":
         return None
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -126,7 +132,7 @@ def as_object(value: Any, path: str) -> Mapping[str, Any]:
         return value
     if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 1:
         return as_object(value[0], f"{path}[0]")
-    raise Undecided(f"{path} (not an object: {value!r})")
+    raise Undecided(path, f"is not an object (got {value!r})")
 
 
 def entries(value: Any, path: str) -> list[tuple[str, Any]]:

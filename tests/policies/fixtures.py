@@ -99,6 +99,10 @@ COMPLIANT: dict[str, dict[str, Any]] = {
         "group": "g",
         "policyArn": "arn:aws:iam::aws:policy/ReadOnlyAccess",
     },
+    "aws:iam/policyAttachment:PolicyAttachment": {
+        "roles": ["r"],
+        "policyArn": "arn:aws:iam::aws:policy/ReadOnlyAccess",
+    },
     "alicloud:ecs/instance:Instance": {
         "instanceType": "ecs.gn7i-c8g1.2xlarge",
         "internetMaxBandwidthOut": 0,

@@ -114,6 +114,26 @@ def test_non_prod_stack_over_budget_and_on_demand_pools(dev: PolicyReport) -> No
     assert findings(dev) == {**per_pool_findings("dev"), **stack}
 
 
+def test_on_demand_pool_whose_gpu_type_comes_from_its_launch_template(pack_dir: Path) -> None:
+    template = resource("dev", "aws:ec2/launchTemplate:LaunchTemplate", "lt", {"instanceType": "g5.xlarge"})
+    props = {
+        "clusterName": "gpu",
+        "nodeGroupName": "batch",
+        "launchTemplate": {"id": UNKNOWN, "version": "1"},
+        "scalingConfig": {"minSize": 0, "desiredSize": 0, "maxSize": 1},
+    }
+    group = resource("dev", NODE_GROUP, "batch", props, property_dependencies={"launchTemplate": [template.urn]})
+    report = run_policy_pack(
+        pack_dir,
+        [stack_resource("dev"), template, group],
+        project="gpu-cloud",
+        stack="dev",
+        config={POLICY: {}},
+        stack_config={"aws:region": "us-east-1"},
+    )
+    assert findings(report) == {(group.urn, "advisory"): [ON_DEMAND_ONLY]}
+
+
 def test_spot_pool_and_its_fall_back_are_fine(dev: PolicyReport) -> None:
     flagged = {u for u, _ in findings(dev)}
     assert {pool("dev", "inference-spot"), pool("dev", "inference-ondemand"), pool("dev", "system")} & flagged == set()

@@ -1,11 +1,16 @@
-"""The pure rule functions and the pack's assembly, without the protocol."""
+"""The pure rule functions, and which policies the running pack serves."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+import gpucloud.policy
+from gpucloud.policy import run_policy_pack
 from policies.gpucloud_rules import (
-    encryption_at_rest,
     gpu_node_isolation,
     kms_key_rotation,
     no_public_ip,
@@ -15,37 +20,36 @@ from policies.gpucloud_rules import (
     tls_1_3,
 )
 from policies.gpucloud_rules.rule import Finding, StackResource, effective_config
-from tests.policies.conftest import PACK_DIR
+from tests.policies.wire import stack_resource
 
-RULES = [
-    no_public_ip.RULE,
-    kms_key_rotation.RULE,
-    encryption_at_rest.RULE,
-    tls_1_3.RULE,
-    rbac_least_privilege.RULE,
-    gpu_node_isolation.RULE,
-    protect_stateful.RULE,
-    required_tags.RULE,
-]
-
-
-def test_policy_names_are_the_fixed_ones() -> None:
-    assert [rule.name for rule in RULES] == [
-        "no-public-ip",
-        "kms-key-rotation",
-        "encryption-at-rest",
-        "tls-1-3",
-        "rbac-least-privilege",
-        "gpu-node-isolation",
-        "protect-stateful",
-        "required-tags",
-    ]
+# The policies of POLICY_RULES.md (names fixed: CI configs and exemptions refer to them) and the pack's own
+# gpu-cost-guard, with their default enforcement levels (policies/README.md).
+CONTRACT_POLICIES = {
+    "no-public-ip": "mandatory",
+    "kms-key-rotation": "mandatory",
+    "encryption-at-rest": "mandatory",
+    "tls-1-3": "mandatory",
+    "rbac-least-privilege": "mandatory",
+    "gpu-node-isolation": "mandatory",
+    "protect-stateful": "mandatory",
+    "required-tags": "advisory",
+    "gpu-cost-guard": "advisory",
+}
 
 
-def test_pack_main_assembles_every_rule() -> None:
-    source = (PACK_DIR / "__main__.py").read_text(encoding="utf-8")
-    modules = [rule.check.__module__.rsplit(".", 1)[-1] for rule in RULES]
-    assert [module for module in modules if f"{module}.RULE," not in source] == []
+def test_running_pack_serves_exactly_the_contract_policies(pack_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ask the started pack (GetAnalyzerInfo, as the CLI does) which policies it has, at which levels."""
+    served: dict[str, str] = {}
+    reconcile = gpucloud.policy._reconcile_config
+
+    def recording(info: Any, given: Mapping[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
+        reconciled = reconcile(info, given)
+        served.update({policy.name: reconciled[policy.name][0] for policy in info.policies})
+        return reconciled
+
+    monkeypatch.setattr(gpucloud.policy, "_reconcile_config", recording)
+    run_policy_pack(pack_dir, [stack_resource("dev")], project="gpu-cloud", stack="dev")
+    assert served == CONTRACT_POLICIES
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import pytest
 
 from gpucloud.policy import PolicyReport, run_policy_pack
 from tests.policies.fixtures import GPU_TAINT_AWS, STATEFUL, compliant, iam_document
-from tests.policies.wire import UNKNOWN, Secret, resource, stack_resource
+from tests.policies.wire import UNKNOWN, Secret, resource, stack_resource, urn
 
 STACK = "dev"
 M, A = "mandatory", "advisory"
@@ -41,6 +41,7 @@ class Case:
     changes: dict[str, Any] = field(default_factory=dict)
     expected: dict[str, str] = field(default_factory=dict)
     protect: bool | None = None
+    depends_on: dict[str, str] = field(default_factory=dict)  # property -> name of another case
 
     def props(self) -> dict[str, Any]:
         return compliant(self.type, **self.changes)
@@ -63,6 +64,8 @@ SERVICE_ADMIN = iam_document(
     {"Effect": "Allow", "Action": ["ec2:Describe*", "s3:*"], "Resource": ["arn:aws:s3:::x", "*"]},
 )
 LB_SERVICE = {"type": "LoadBalancer", "ports": [{"port": 443}]}
+# A node group that names no instance type and a non-GPU AMI: only its launch template can make it GPU.
+LT_NODE_GROUP = {"amiType": "CUSTOM", "instanceTypes": None, "taints": None}
 
 
 def annotated(annotations: dict[str, str]) -> dict[str, Any]:
@@ -83,6 +86,13 @@ CASES = [
     Case("instance-unset-in-subnet", INSTANCE, {"associatePublicIpAddress": None}),
     Case("instance-subnet-unknown", INSTANCE, {"associatePublicIpAddress": None, "subnetId": UNKNOWN}),
     Case("instance-public-ip-unknown", INSTANCE, {"associatePublicIpAddress": UNKNOWN}, {NO_PUBLIC_IP: M}),
+    Case(
+        "instance-public-ip-empty-default-vpc",
+        INSTANCE,
+        {"associatePublicIpAddress": "", "subnetId": None},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("instance-public-ip-empty-in-subnet", INSTANCE, {"associatePublicIpAddress": ""}),
     Case(
         "lt-second-interface-public",
         LAUNCH_TEMPLATE,
@@ -121,6 +131,15 @@ CASES = [
     Case("lb-internet-facing", LB, {"internal": False}, {NO_PUBLIC_IP: M}),
     Case("lb-internal-unset", LB, {"internal": None}, {NO_PUBLIC_IP: M}),
     Case("lb-gateway", LB, {"internal": None, "loadBalancerType": "Gateway"}),
+    Case("lb-gateway-internal-unknown", LB, {"internal": UNKNOWN, "loadBalancerType": "GATEWAY"}),
+    Case("lb-internal-unknown", LB, {"internal": UNKNOWN}, {NO_PUBLIC_IP: M}),
+    Case("lb-type-unknown-internal", LB, {"internal": True, "loadBalancerType": UNKNOWN}),
+    Case(
+        "lb-type-unknown-internet-facing",
+        LB,
+        {"internal": False, "loadBalancerType": UNKNOWN},
+        {NO_PUBLIC_IP: M},
+    ),
     Case("alb-internal", ALB),
     Case("alb-internet-facing", ALB, {"internal": "false"}, {NO_PUBLIC_IP: M}),
     # no-public-ip, Alibaba Cloud
@@ -170,11 +189,18 @@ CASES = [
         {NO_PUBLIC_IP: M},
     ),
     Case("slb-unset", "alicloud:slb/loadBalancer:LoadBalancer", {"addressType": None}, {NO_PUBLIC_IP: M}),
+    Case("slb-empty", "alicloud:slb/loadBalancer:LoadBalancer", {"addressType": ""}, {NO_PUBLIC_IP: M}),
     Case("app-slb-intranet", "alicloud:slb/applicationLoadBalancer:ApplicationLoadBalancer"),
     Case(
         "app-slb-unset",
         "alicloud:slb/applicationLoadBalancer:ApplicationLoadBalancer",
         {"addressType": None},
+        {NO_PUBLIC_IP: M},
+    ),
+    Case(
+        "app-slb-empty",
+        "alicloud:slb/applicationLoadBalancer:ApplicationLoadBalancer",
+        {"addressType": ""},
         {NO_PUBLIC_IP: M},
     ),
     Case("ali-alb-intranet", "alicloud:alb/loadBalancer:LoadBalancer"),
@@ -222,6 +248,13 @@ CASES = [
     Case("aws-key-period-unset", AWS_KMS, {"rotationPeriodInDays": None}, {KMS: M}),
     Case("aws-key-period-365", AWS_KMS, {"rotationPeriodInDays": 365}, {KMS: M}),
     Case("aws-key-rotation-unknown", AWS_KMS, {"enableKeyRotation": UNKNOWN}, {KMS: M}),
+    Case("aws-key-empty-spec", AWS_KMS, {"customerMasterKeySpec": "", "keyUsage": ""}),
+    Case(
+        "aws-key-empty-spec-no-rotation",
+        AWS_KMS,
+        {"customerMasterKeySpec": "", "keyUsage": "", "enableKeyRotation": False},
+        {KMS: M},
+    ),
     Case(
         "aws-key-asymmetric",
         AWS_KMS,
@@ -272,7 +305,25 @@ CASES = [
         LAUNCH_TEMPLATE,
         {"blockDeviceMappings": [{"deviceName": "/dev/sdb", "virtualName": "ephemeral0"}]},
     ),
+    Case(
+        "lt-mapping-ebs-null",
+        LAUNCH_TEMPLATE,
+        {"blockDeviceMappings": [{"deviceName": "/dev/sdb", "virtualName": "ephemeral0", "ebs": None}]},
+    ),
+    Case(
+        "lt-mapping-ebs-empty",
+        LAUNCH_TEMPLATE,
+        {
+            "blockDeviceMappings": [
+                {"deviceName": "/dev/xvda", "ebs": {"encrypted": "true"}},
+                {"deviceName": "/dev/xvdb", "ebs": {}},
+            ]
+        },
+        {ENCRYPTION: M},
+    ),
     Case("instance-no-root-device", INSTANCE, {"rootBlockDevice": None}, {ENCRYPTION: M}),
+    Case("instance-empty-root-device", INSTANCE, {"rootBlockDevice": {}}, {ENCRYPTION: M}),
+    Case("instance-empty-ebs-device", INSTANCE, {"ebsBlockDevices": [{"encrypted": True}, {}]}, {ENCRYPTION: M}),
     Case(
         "instance-second-ebs-plain",
         INSTANCE,
@@ -298,6 +349,7 @@ CASES = [
         {"dataDisks": [{"encrypted": "true"}, {"encrypted": "false"}]},
         {ENCRYPTION: M},
     ),
+    Case("pool-empty-data-disk", NODE_POOL, {"dataDisks": [{}]}, {ENCRYPTION: M}),
     # tls-1-3
     Case("https-tls13", LB_LISTENER),
     Case(
@@ -307,6 +359,7 @@ CASES = [
     ),
     Case("https-old-policy", LB_LISTENER, {"sslPolicy": "ELBSecurityPolicy-2016-08"}, {TLS: M}),
     Case("tls-no-policy", ALB_LISTENER, {"protocol": "TLS", "sslPolicy": None}, {TLS: M}),
+    Case("https-empty-policy", LB_LISTENER, {"sslPolicy": ""}, {TLS: M}),
     Case("http-redirect", ALB_LISTENER),
     Case("http-forward", ALB_LISTENER, {"defaultActions": [FORWARD]}, {TLS: M}),
     Case(
@@ -372,6 +425,7 @@ CASES = [
     Case("iam-policy-admin", "aws:iam/policy:Policy", {"policy": ADMIN}, {RBAC: M}),
     Case("iam-policy-admin-secret", "aws:iam/policy:Policy", {"policy": Secret(ADMIN)}, {RBAC: M}),
     Case("iam-policy-unknown", "aws:iam/policy:Policy", {"policy": UNKNOWN}, {RBAC: M}),
+    Case("iam-policy-not-json", "aws:iam/policy:Policy", {"policy": "{not json"}, {RBAC: M}),
     Case(
         "iam-policy-deny-star",
         "aws:iam/policy:Policy",
@@ -415,6 +469,13 @@ CASES = [
         {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
         {RBAC: M},
     ),
+    Case("attach-readonly", "aws:iam/policyAttachment:PolicyAttachment"),
+    Case(
+        "attach-admin",
+        "aws:iam/policyAttachment:PolicyAttachment",
+        {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
+        {RBAC: M},
+    ),
     Case("ram-read", "alicloud:ram/policy:Policy"),
     Case(
         "ram-service-admin",
@@ -449,6 +510,47 @@ CASES = [
         {"amiType": "AL2_x86_64", "instanceTypes": ["m5.large"], "taints": None},
     ),
     Case("pool-gpu-untainted", NODE_POOL, {"taints": None}, {GPU: M}),
+    # gpu-node-isolation: an EKS node group whose instance type comes from its launch template
+    Case("lt-gpu", LAUNCH_TEMPLATE, {"name": "lt-gpu", "instanceType": "p5.48xlarge"}),
+    Case("lt-cpu", LAUNCH_TEMPLATE, {"name": "lt-cpu", "instanceType": "m5.xlarge"}),
+    Case("lt-type-unknown", LAUNCH_TEMPLATE, {"instanceType": UNKNOWN}),
+    Case(
+        "ng-gpu-template-untainted",
+        NODE_GROUP,
+        {**LT_NODE_GROUP, "launchTemplate": {"id": UNKNOWN, "version": "1"}},
+        {GPU: M},
+        depends_on={"launchTemplate": "lt-gpu"},
+    ),
+    Case(
+        "ng-gpu-template-tainted",
+        NODE_GROUP,
+        {**LT_NODE_GROUP, "launchTemplate": {"id": UNKNOWN, "version": "1"}, "taints": [GPU_TAINT_AWS]},
+        depends_on={"launchTemplate": "lt-gpu"},
+    ),
+    Case(
+        "ng-gpu-template-by-name-untainted",
+        NODE_GROUP,
+        {**LT_NODE_GROUP, "launchTemplate": {"name": "lt-gpu"}},
+        {GPU: M},
+    ),
+    Case(
+        "ng-cpu-template-untainted",
+        NODE_GROUP,
+        {**LT_NODE_GROUP, "launchTemplate": {"id": UNKNOWN, "version": "1"}},
+        depends_on={"launchTemplate": "lt-cpu"},
+    ),
+    Case(
+        "ng-template-type-unknown-untainted",
+        NODE_GROUP,
+        {**LT_NODE_GROUP, "launchTemplate": {"id": UNKNOWN, "version": "1"}},
+        {GPU: M},
+        depends_on={"launchTemplate": "lt-type-unknown"},
+    ),
+    Case(
+        "ng-template-outside-stack-untainted",
+        NODE_GROUP,
+        {**LT_NODE_GROUP, "launchTemplate": {"id": "lt-0123", "version": "1"}},
+    ),
     Case(
         "pool-ebmgn-wrong-key",
         NODE_POOL,
@@ -481,12 +583,24 @@ CASES = [
     ),
 ]
 
-UNDECIDED = {"instance-public-ip-unknown", "aws-key-rotation-unknown", "iam-policy-unknown", "tags-unknown"}
+UNDECIDED = {
+    "instance-public-ip-unknown",
+    "lb-internal-unknown",
+    "lb-type-unknown-internet-facing",
+    "aws-key-rotation-unknown",
+    "iam-policy-unknown",
+    "ng-template-type-unknown-untainted",
+    "tags-unknown",
+}
+# Known but malformed values: could not decide, and saying why, not "unknown during preview".
+MALFORMED = {"iam-policy-not-json": "could not decide: policy is not valid JSON"}
 
 
 def build(case: Case) -> Any:
     protect = case.type in STATEFUL if case.protect is None else case.protect
-    return resource(STACK, case.type, case.name, case.props(), protect=protect)
+    by_name = {c.name: c for c in CASES}
+    dependencies = {key: [urn(STACK, by_name[name].type, name)] for key, name in case.depends_on.items()}
+    return resource(STACK, case.type, case.name, case.props(), protect=protect, property_dependencies=dependencies)
 
 
 @pytest.fixture(scope="module")
@@ -520,6 +634,13 @@ def test_unknown_value_is_reported_as_undecided(report: PolicyReport, name: str)
     urn = build(next(case for case in CASES if case.name == name)).urn
     messages = [v.message for v in report.violations if v.urn == urn]
     assert messages and all("could not decide" in m and "unknown during preview" in m for m in messages)
+
+
+@pytest.mark.parametrize(("name", "message"), sorted(MALFORMED.items()))
+def test_malformed_value_is_undecided_with_its_reason(report: PolicyReport, name: str, message: str) -> None:
+    urn_ = build(next(case for case in CASES if case.name == name)).urn
+    # The SDK puts the policy's description before the message.
+    assert [v.message.splitlines()[-1] for v in report.violations if v.urn == urn_] == [message]
 
 
 def test_violations_name_the_resource(report: PolicyReport) -> None:

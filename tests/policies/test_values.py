@@ -14,6 +14,7 @@ from policies.gpucloud_rules.values import (
     as_bool,
     as_number,
     as_object,
+    as_text,
     duration_days,
     entries,
     equals,
@@ -88,3 +89,21 @@ def test_findings_say_could_not_decide() -> None:
     findings = Findings()
     findings.check(undecided, "never")
     assert findings.messages == ["could not decide: x is unknown during preview"]
+
+
+@pytest.mark.parametrize(
+    ("read", "value", "message"),
+    [
+        (as_bool, "maybe", "could not decide: a.b is not a boolean (got 'maybe')"),
+        (as_number, "ninety", "could not decide: a.b is not a number (got 'ninety')"),
+        (as_object, "text", "could not decide: a.b is not an object (got 'text')"),
+    ],
+)
+def test_malformed_values_are_undecided_with_their_reason(read: Any, value: Any, message: str) -> None:
+    with pytest.raises(Undecided) as raised:
+        read(value, "a.b")
+    assert raised.value.message == message
+
+
+def test_empty_text_is_unset() -> None:
+    assert as_text("", "p") is None and as_bool("", "p") is None and as_number("", "p") is None
