@@ -329,11 +329,12 @@ def estimate(plan: Plan, config: Mapping[str, str], book: PriceBook) -> CostEsti
         book: Where prices come from.
     """
     by_urn = {r.urn: r for r in plan.resources}
+    templates = {r.urn: r.inputs for r in plan.resources if r.type == cm.AWS_LAUNCH_TEMPLATE}
     pools: list[PoolCost] = []
     items: list[ItemCost] = []
     not_costed: list[NotCosted] = []
     for r in sorted((r for r in plan.resources if r.custom), key=lambda r: r.urn):
-        capacity = cm.read_capacity(r.type, r.inputs, _launch_template(r, by_urn))
+        capacity = cm.read_capacity(r.type, r.inputs, _launch_template(r, templates))
         if capacity is not None:
             pool = _pool(r, capacity, _region(r, capacity.cloud, by_urn, config), book)
             if isinstance(pool, NotCosted):
@@ -354,8 +355,7 @@ def _region(
     return cm.region_of(r.inputs, provider.inputs if provider else {}, config.get(f"{cloud}:region"))
 
 
-def _launch_template(r: RecordedResource, by_urn: Mapping[str, RecordedResource]) -> Mapping[str, Any] | None:
-    templates = {urn: t.inputs for urn, t in by_urn.items() if t.type == cm.AWS_LAUNCH_TEMPLATE}
+def _launch_template(r: RecordedResource, templates: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any] | None:
     return cm.launch_template_of(r.inputs, r.property_dependencies.get("launchTemplate", ()), templates)
 
 
