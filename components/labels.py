@@ -7,6 +7,7 @@ and binds them. Changing one is a breaking change for running clusters.
 __all__ = [
     "ADMIN_GROUP",
     "CAPACITY_LABEL",
+    "DEVICE_PLUGIN_CONFIG_LABEL",
     "FALLBACK_SUFFIX",
     "GPU_CLASS_LABEL",
     "GPU_TAINT_KEY",
@@ -43,6 +44,11 @@ GPU_CLASS_LABEL = "gpucloud.io/gpu-class"
 
 POOL_LABEL = "gpucloud.io/pool"
 """Node label: the pool or spot group name from the spec."""
+
+DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+"""Node label that picks a named entry of the NVIDIA device plugin's config map (time-slicing per pool). The AWS
+node pool of a time-sliced inference pool labels its nodes with it, value = the pool's name
+(NVIDIA k8s-device-plugin README, "Multiple Config File Example": ``nvidia.com/device-plugin.config``)."""
 
 SPOT_SUFFIX = "-spot"
 """Suffix of a spot node group's name; the autoscaler's priority expander prefers these."""

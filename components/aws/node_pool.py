@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pulumi
 
+from components import labels
 from components.aws._node_group import (
     NodeGroupPlan,
     NodeGroupTarget,
@@ -76,9 +77,16 @@ def pool_plan(spec: GpuNodePoolSpec, target: NodeGroupTarget) -> NodeGroupPlan:
         max_size=spec.max_size,
         disk_size_gib=spec.disk_size_gib,
         zones=spec.zones or tuple(target.subnets),
-        labels=node_labels(spec.name, spec.purpose.value, types[0].gpu_class, "on-demand", spec.labels),
+        labels=node_labels(spec.name, spec.purpose.value, types[0].gpu_class, "on-demand", _extra_labels(spec)),
         ami_type=spec.aws_ami_type,
         release_version=spec.aws_ami_release_version,
         efa=spec.efa,
         placement_group=spec.placement_group,
     )
+
+
+def _extra_labels(spec: GpuNodePoolSpec) -> dict[str, str]:
+    """The spec's own labels, and on a time-sliced pool the device plugin config its nodes use (named after the
+    pool by the Kubernetes layer's GpuAddons)."""
+    sharing = {labels.DEVICE_PLUGIN_CONFIG_LABEL: spec.name} if spec.gpu_time_slicing_replicas is not None else {}
+    return {**spec.labels, **sharing}

@@ -10,12 +10,7 @@ from dataclasses import dataclass
 
 from components.spec import Cloud
 
-__all__ = ["DEVICE_PLUGIN_CONFIG_LABEL", "CloudProfile", "profile"]
-
-DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
-"""Node label that picks a named entry of the NVIDIA device plugin's config map (time-slicing per pool). The AWS
-node pool of a time-sliced inference pool labels its nodes with it, value = the pool's name
-(NVIDIA k8s-device-plugin README, "Multiple Config File Example": ``nvidia.com/device-plugin.config``)."""
+__all__ = ["CloudProfile", "profile"]
 
 
 @dataclass(frozen=True)

@@ -154,6 +154,19 @@ def test_node_group_is_tainted_labelled_and_pinned() -> None:
     assert inputs["clusterName"] == "gpu"
 
 
+def test_a_time_sliced_pool_picks_its_device_plugin_config() -> None:
+    plan = run(lambda: _pool(INFERENCE, gpuTimeSlicingReplicas=4))
+    labels = named(plan, "pool-nodes").inputs["labels"]
+    assert labels["nvidia.com/device-plugin.config"] == "infer"
+    tags = named(plan, "pool-nodes").inputs["tags"]
+    assert tags["k8s.io/cluster-autoscaler/node-template/label/nvidia.com/device-plugin.config"] == "infer"
+
+
+def test_a_pool_without_sharing_uses_the_default_device_plugin_config() -> None:
+    labels = named(run(lambda: _pool(INFERENCE)), "pool-nodes").inputs["labels"]
+    assert "nvidia.com/device-plugin.config" not in labels
+
+
 def test_node_group_updates_one_node_at_a_time_and_repairs_nodes() -> None:
     inputs = named(run(lambda: _pool(INFERENCE)), "pool-nodes").inputs
     assert inputs["updateConfig"] == {"maxUnavailable": 1}
