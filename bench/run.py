@@ -129,7 +129,7 @@ def floor(modules: Sequence[str], repeat: int) -> Run:
 
 def plan(project: Path, stack: str, repeat: int, policy: bool = True) -> Run:
     """``gpucloud plan <stack> --json`` of ``project``, with or without the policy pack."""
-    args = [sys.executable, "-m", "gpucloud", "plan", stack, "--dir", str(project), "--json"]
+    args = [sys.executable, "-m", "gpu_cloud.planner", "plan", stack, "--dir", str(project), "--json"]
     return measure(args if policy else [*args, "--no-policy"], repeat)
 
 
@@ -171,9 +171,9 @@ for i in range(N):
 THROUGHPUT = """
 import json, sys, time
 from pathlib import Path
-from gpucloud.engine import run_program
-from gpucloud.policy import run_policy_pack
-from gpucloud.project import load_project, load_stack
+from gpu_cloud.planner.engine import run_program
+from gpu_cloud.planner.policy import run_policy_pack
+from gpu_cloud.planner.project import load_project, load_stack
 
 project = load_project(Path(sys.argv[1]))
 plan = run_program(project, load_stack(project, "bench"))
@@ -210,9 +210,9 @@ import json, subprocess, sys, time
 from pathlib import Path
 import grpc
 from pulumi.runtime.proto import analyzer_pb2_grpc
-from gpucloud.engine import run_program
-from gpucloud.policy import _GRPC_OPTIONS, _Session
-from gpucloud.project import load_project, load_stack
+from gpu_cloud.planner.engine import run_program
+from gpu_cloud.planner.policy import _GRPC_OPTIONS, _Session
+from gpu_cloud.planner.project import load_project, load_stack
 
 project = load_project(Path(sys.argv[1]))
 plan = run_program(project, load_stack(project, "bench"))
@@ -249,7 +249,9 @@ def synthetic_project(n: int, workdir: Path) -> Path:
 
 def throughput(project: Path, repeat: int) -> dict[str, float]:
     """Analyze rate through the protocol: the pack's run over every resource minus its run over none (best of each)."""
-    run = measure([sys.executable, "-c", THROUGHPUT, str(project), str(ROOT / "policies"), str(repeat)], 1)
+    run = measure(
+        [sys.executable, "-c", THROUGHPUT, str(project), str(ROOT / "gpu_cloud" / "policies"), str(repeat)], 1
+    )
     figures: dict[str, float] = json.loads(run.stdout)
     return figures
 
@@ -353,7 +355,7 @@ def main() -> None:
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
-    from gpucloud.project import load_project
+    from gpu_cloud.planner.project import load_project
 
     project = args.dir.absolute()
     stacks = load_project(project).stacks() if args.stacks is None else args.stacks

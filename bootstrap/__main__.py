@@ -3,8 +3,8 @@
 import pulumi
 import pulumi_aws as aws
 
-from components.aws import CheckpointBucket, CheckpointBucketArgs, KmsKey, KmsKeyArgs
-from components.spec import REQUIRED_TAGS, CheckpointBucketSpec, ConfigError, KmsKeySpec, Problem
+from gpu_cloud.components.aws import CheckpointBucket, CheckpointBucketArgs, KmsKey, KmsKeyArgs
+from gpu_cloud.components.spec import REQUIRED_TAGS, CheckpointBucketSpec, ConfigError, KmsKeySpec, Problem
 
 ALIAS = "gpucloud-pulumi-state"
 """The key's alias: the secrets provider is ``awskms://alias/gpucloud-pulumi-state?region=<region>``."""

@@ -3,7 +3,7 @@
 import alicloud_environment
 import aws_environment
 
-from components.spec import Cloud, load_stack_config
+from gpu_cloud.components.spec import Cloud, load_stack_config
 
 config = load_stack_config()
 backend = aws_environment if config.cloud is Cloud.AWS else alicloud_environment

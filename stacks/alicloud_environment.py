@@ -6,7 +6,7 @@ import outputs
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.alicloud import (
+from gpu_cloud.components.alicloud import (
     CheckpointBucket,
     CheckpointBucketArgs,
     GpuAdminAccess,
@@ -26,11 +26,11 @@ from components.alicloud import (
     SpotGpuGroup,
     SpotGpuGroupArgs,
 )
-from components.alicloud._pool import PoolArgs
-from components.alicloud.identity import checkpoint_policy
-from components.k8s.training import TRAINING_SERVICE_ACCOUNT
-from components.spec import EgressMode, NetworkSpec, PeeringSpec, StackConfig
-from components.versions import ACK_NVIDIA_DRIVER_VERSION
+from gpu_cloud.components.alicloud._pool import PoolArgs
+from gpu_cloud.components.alicloud.identity import checkpoint_policy
+from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
+from gpu_cloud.components.spec import EgressMode, NetworkSpec, PeeringSpec, StackConfig
+from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
 
 
 def build(config: StackConfig) -> None:

@@ -7,7 +7,7 @@ import outputs
 import pulumi
 import pulumi_aws as aws
 
-from components.aws import (
+from gpu_cloud.components.aws import (
     CheckpointBucket,
     CheckpointBucketArgs,
     GpuAdminAccess,
@@ -28,10 +28,10 @@ from components.aws import (
     SpotGpuGroup,
     SpotGpuGroupArgs,
 )
-from components.aws.identity import checkpoint_statements, cluster_autoscaler_statements
-from components.k8s.addons import AUTOSCALER_SERVICE_ACCOUNT, SYSTEM_NAMESPACE
-from components.k8s.training import TRAINING_SERVICE_ACCOUNT
-from components.spec import EgressMode, NetworkSpec, PeeringSpec, StackConfig
+from gpu_cloud.components.aws.identity import checkpoint_statements, cluster_autoscaler_statements
+from gpu_cloud.components.k8s.addons import AUTOSCALER_SERVICE_ACCOUNT, SYSTEM_NAMESPACE
+from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
+from gpu_cloud.components.spec import EgressMode, NetworkSpec, PeeringSpec, StackConfig
 
 
 def build(config: StackConfig) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.k8s import (
+from gpu_cloud.components.k8s import (
     GpuAddons,
     GpuAddonsArgs,
     GpuRbac,
@@ -19,7 +19,7 @@ from components.k8s import (
     TrainingDefaultsArgs,
     cuda_problems,
 )
-from components.spec import ConfigError, GpuNodePoolSpec, PoolPurpose, Problem, SpotGroupSpec, StackConfig
+from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec, PoolPurpose, Problem, SpotGroupSpec, StackConfig
 
 INFERENCE_NAMESPACE = "gpu-inference"
 """Where inference services run (one of access.gpuNamespaces)."""

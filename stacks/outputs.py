@@ -4,8 +4,8 @@ from collections.abc import Sequence
 
 import pulumi
 
-from components import labels
-from components.spec import StackConfig
+from gpu_cloud.components import labels
+from gpu_cloud.components.spec import StackConfig
 
 
 def export_common(

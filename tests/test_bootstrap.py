@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gpucloud.cli import POLICY_PACK
-from gpucloud.engine import Plan, run_program
-from gpucloud.policy import run_policy_pack
-from gpucloud.project import load_project, load_stack
+from gpu_cloud.planner.cli import POLICY_PACK
+from gpu_cloud.planner.engine import Plan, run_program
+from gpu_cloud.planner.policy import run_policy_pack
+from gpu_cloud.planner.project import load_project, load_stack
 
 BOOTSTRAP = Path(__file__).resolve().parent.parent / "bootstrap"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from components.spec import ConfigError, GpuNodePoolSpec, NetworkSpec, SpotGroupSpec
-from gpucloud.engine import Plan, record
-from gpucloud.model import RecordedResource
+from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec, NetworkSpec, SpotGroupSpec
+from gpu_cloud.planner.engine import Plan, record
+from gpu_cloud.planner.model import RecordedResource
 
 NETWORK = NetworkSpec.model_validate(
     {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pulumi
 
-from components.alicloud import GpuCluster, GpuClusterArgs
-from components.alicloud.cluster import CLUSTER_TAG_KEY
-from components.spec import ClusterSpec, NetworkSpec
+from gpu_cloud.components.alicloud import GpuCluster, GpuClusterArgs
+from gpu_cloud.components.alicloud.cluster import CLUSTER_TAG_KEY
+from gpu_cloud.components.spec import ClusterSpec, NetworkSpec
 from tests.alicloud.support import NETWORK, component, custom, one, plan_of, registered, rejected
 
 CLUSTER = "alicloud:cs/managedKubernetes:ManagedKubernetes"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from components.alicloud import RrsaRole, RrsaRoleArgs
-from components.alicloud.identity import checkpoint_policy, rrsa_trust_policy
+from gpu_cloud.components.alicloud import RrsaRole, RrsaRoleArgs
+from gpu_cloud.components.alicloud.identity import checkpoint_policy, rrsa_trust_policy
 from tests.alicloud.support import component, custom, one, plan_of, registered, rejected
 
 POLICY = checkpoint_policy("1234567890123456", "cn-hangzhou", "prod-cn-gpu-checkpoints-1234567890123456")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from components.alicloud import KmsKey, KmsKeyArgs
-from components.alicloud.kms import rotation_interval
-from components.spec import KmsKeySpec
+from gpu_cloud.components.alicloud import KmsKey, KmsKeyArgs
+from gpu_cloud.components.alicloud.kms import rotation_interval
+from gpu_cloud.components.spec import KmsKeySpec
 from tests.alicloud.support import component, custom, one, plan_of, registered, rejected
 
 KEY = "alicloud:kms/key:Key"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from components.alicloud import PrivateNetwork, PrivateNetworkArgs
-from components.spec import EgressMode
+from gpu_cloud.components.alicloud import PrivateNetwork, PrivateNetworkArgs
+from gpu_cloud.components.spec import EgressMode
 from tests.alicloud.support import NETWORK, component, custom, of_type, one, plan_of, registered, rejected
 
 TAGS = {"environment": "prod-cn", "owner": "ml", "cost-center": "ml"}

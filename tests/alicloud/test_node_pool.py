@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from components import labels
-from components.alicloud import GpuNodePool, GpuNodePoolArgs
-from components.spec import GpuNodePoolSpec
-from components.versions import ACK_NVIDIA_DRIVER_VERSION
+from gpu_cloud.components import labels
+from gpu_cloud.components.alicloud import GpuNodePool, GpuNodePoolArgs
+from gpu_cloud.components.spec import GpuNodePoolSpec
+from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
 from tests.alicloud.support import (
     INFERENCE_POOL,
     VSWITCHES,

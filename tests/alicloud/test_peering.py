@@ -6,8 +6,8 @@ from ipaddress import IPv4Network
 
 import pulumi_alicloud as alicloud
 
-from components.alicloud import PrivateVpcPeering, PrivateVpcPeeringArgs
-from components.spec import PeeringSpec
+from gpu_cloud.components.alicloud import PrivateVpcPeering, PrivateVpcPeeringArgs
+from gpu_cloud.components.spec import PeeringSpec
 from tests.alicloud.support import component, custom, of_type, one, plan_of, registered, rejected
 
 SPEC = PeeringSpec.model_validate(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from components.alicloud import GpuAdminAccess, GpuAdminAccessArgs
-from components.alicloud.rbac import ADMIN_ACTIONS, USER_ACTIONS
-from components.spec import AccessSpec
+from gpu_cloud.components.alicloud import GpuAdminAccess, GpuAdminAccessArgs
+from gpu_cloud.components.alicloud.rbac import ADMIN_ACTIONS, USER_ACTIONS
+from gpu_cloud.components.spec import AccessSpec
 from tests.alicloud.support import component, custom, of_type, plan_of
 
 ADMIN = "acs:ram::1234567890123456:role/ml-platform-admin"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from components.spec import StackConfig, parse_stack_config
+from gpu_cloud.components.spec import StackConfig, parse_stack_config
 from tests.alicloud.support import plan_of
 
 POOLS = [
@@ -70,7 +70,7 @@ def test_both_configs_hold_the_same_pools_and_groups_but_for_their_instance_type
 
 
 def test_alibaba_components_take_the_config_specs_unchanged() -> None:
-    from components.alicloud import GpuNodePool, GpuNodePoolArgs, SpotGpuGroup, SpotGpuGroupArgs
+    from gpu_cloud.components.alicloud import GpuNodePool, GpuNodePoolArgs, SpotGpuGroup, SpotGpuGroupArgs
 
     ali = config("alicloud")
     where = {
@@ -100,9 +100,9 @@ def _fill(args_class: type, spec: Any) -> Any:
 
 @pytest.mark.parametrize(("component", "field"), [("GpuNodePool", "node_pools"), ("SpotGpuGroup", "spot_groups")])
 def test_aws_components_take_the_same_spec_objects(component: str, field: str) -> None:
-    aws_module = importlib.import_module("components.aws")
+    aws_module = importlib.import_module("gpu_cloud.components.aws")
     if not hasattr(aws_module, component):
-        pytest.skip(f"components.aws.{component} is not there yet")
+        pytest.skip(f"gpu_cloud.components.aws.{component} is not there yet")
     spec = getattr(config("aws"), field)[0]
     args_class = getattr(aws_module, f"{component}Args")
     assert dataclasses.is_dataclass(args_class)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from components import labels
-from components.alicloud import SpotGpuGroup, SpotGpuGroupArgs
-from components.spec import SpotGroupSpec
+from gpu_cloud.components import labels
+from gpu_cloud.components.alicloud import SpotGpuGroup, SpotGpuGroupArgs
+from gpu_cloud.components.spec import SpotGroupSpec
 from tests.alicloud.support import (
     SPOT_GROUP,
     VSWITCHES,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from components.alicloud import CheckpointBucket, CheckpointBucketArgs
-from components.spec import CheckpointBucketSpec
+from gpu_cloud.components.alicloud import CheckpointBucket, CheckpointBucketArgs
+from gpu_cloud.components.spec import CheckpointBucketSpec
 from tests.alicloud.support import component, custom, one, plan_of, registered, rejected
 
 BUCKET = "alicloud:oss/bucket:Bucket"

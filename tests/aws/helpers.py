@@ -8,9 +8,9 @@ from typing import Any
 
 from parliament import analyze_policy_string
 
-from gpucloud.canned import ACCOUNT_ID
-from gpucloud.engine import Plan, record
-from gpucloud.model import RecordedResource
+from gpu_cloud.planner.canned import ACCOUNT_ID
+from gpu_cloud.planner.engine import Plan, record
+from gpu_cloud.planner.model import RecordedResource
 
 REGION = "us-east-1"
 CONFIG = {"aws:region": REGION}

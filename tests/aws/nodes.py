@@ -1,6 +1,6 @@
 """A node-group target with known values, shared by the node pool and spot group tests."""
 
-from components.aws.node_pool import NodeGroupTarget
+from gpu_cloud.components.aws.node_pool import NodeGroupTarget
 
 KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 TARGET = NodeGroupTarget(

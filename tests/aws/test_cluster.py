@@ -7,8 +7,8 @@ import json
 import pulumi
 import pytest
 
-from components.aws.cluster import GpuCluster, GpuClusterArgs
-from components.spec import ClusterSpec, ConfigError
+from gpu_cloud.components.aws.cluster import GpuCluster, GpuClusterArgs
+from gpu_cloud.components.spec import ClusterSpec, ConfigError
 from tests.aws.helpers import assert_policies_lint_clean, named, of_type, run, statements, type_counts
 
 KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
@@ -158,8 +158,8 @@ def test_addons_are_pinned_from_versions() -> None:
 
 
 def test_kubeconfig_document() -> None:
-    from components.aws._iam import Account
-    from components.aws.cluster import kubeconfig
+    from gpu_cloud.components.aws._iam import Account
+    from gpu_cloud.components.aws.cluster import kubeconfig
 
     config = json.loads(kubeconfig("gpu", "https://x.eks.amazonaws.com", "Q0E=", Account("1", "aws", "us-east-1", "x")))
     assert config["current-context"] == "gpu"

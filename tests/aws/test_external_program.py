@@ -5,18 +5,18 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from gpucloud.engine import run_program
-from gpucloud.project import load_project, load_stack
+from gpu_cloud.planner.engine import run_program
+from gpu_cloud.planner.project import load_project, load_stack
 
 PROGRAM = """
 import pulumi
 import pulumi_aws as aws
 
-from components.aws import (
+from gpu_cloud.components.aws import (
     GpuCluster, GpuClusterArgs, GpuNodePool, GpuNodePoolArgs, KmsKey, KmsKeyArgs, NodeGroupTarget,
     PrivateNetwork, PrivateNetworkArgs,
 )
-from components.spec import ClusterSpec, GpuNodePoolSpec, KmsKeySpec, NetworkSpec
+from gpu_cloud.components.spec import ClusterSpec, GpuNodePoolSpec, KmsKeySpec, NetworkSpec
 
 provider = aws.Provider("aws", region="us-west-2")
 opts = pulumi.ResourceOptions(provider=provider)

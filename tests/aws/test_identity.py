@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from components.aws.identity import (
+from gpu_cloud.components.aws.identity import (
     PodIdentityRole,
     PodIdentityRoleArgs,
     checkpoint_statements,
     cluster_autoscaler_statements,
 )
-from components.spec import ConfigError
+from gpu_cloud.components.spec import ConfigError
 from tests.aws.helpers import assert_policies_lint_clean, named, run, statements, type_counts
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.aws.kms import KmsKey, KmsKeyArgs
-from components.spec import ConfigError, KmsKeySpec
+from gpu_cloud.components.aws.kms import KmsKey, KmsKeyArgs
+from gpu_cloud.components.spec import ConfigError, KmsKeySpec
 from tests.aws.helpers import assert_policies_lint_clean, named, run, statements, type_counts
 
 ADMIN = "arn:aws:iam::123456789012:role/ml-platform-admin"

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from components.aws.network import PrivateNetwork, PrivateNetworkArgs
-from components.spec import ConfigError, NetworkSpec
+from gpu_cloud.components.aws.network import PrivateNetwork, PrivateNetworkArgs
+from gpu_cloud.components.spec import ConfigError, NetworkSpec
 from tests.aws.helpers import assert_policies_lint_clean, named, of_type, run, statements, type_counts
 
 KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from components.aws.node_pool import GpuNodePool, GpuNodePoolArgs
-from components.spec import ConfigError, GpuNodePoolSpec
+from gpu_cloud.components.aws.node_pool import GpuNodePool, GpuNodePoolArgs
+from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec
 from tests.aws.helpers import assert_policies_lint_clean, named, of_type, run, type_counts
 from tests.aws.nodes import KEY_ARN, TARGET
 

@@ -6,8 +6,8 @@ from ipaddress import IPv4Network
 
 import pytest
 
-from components.aws.peering import PrivateVpcPeering, PrivateVpcPeeringArgs
-from components.spec import ConfigError, PeeringSpec
+from gpu_cloud.components.aws.peering import PrivateVpcPeering, PrivateVpcPeeringArgs
+from gpu_cloud.components.spec import ConfigError, PeeringSpec
 from tests.aws.helpers import named, of_type, run, type_counts
 
 SPEC = PeeringSpec.model_validate(

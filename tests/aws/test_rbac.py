@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from components import labels
-from components.aws.rbac import GpuAdminAccess, GpuAdminAccessArgs
-from components.spec import AccessSpec, ConfigError
+from gpu_cloud.components import labels
+from gpu_cloud.components.aws.rbac import GpuAdminAccess, GpuAdminAccessArgs
+from gpu_cloud.components.spec import AccessSpec, ConfigError
 from tests.aws.helpers import assert_policies_lint_clean, named, of_type, run, statements, type_counts
 
 ADMIN = "arn:aws:iam::123456789012:role/ml-platform-admin"

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from components.aws.spot import SpotGpuGroup, SpotGpuGroupArgs
-from components.spec import ConfigError, SpotGroupSpec
+from gpu_cloud.components.aws.spot import SpotGpuGroup, SpotGpuGroupArgs
+from gpu_cloud.components.spec import ConfigError, SpotGroupSpec
 from tests.aws.helpers import named, of_type, run, type_counts
 from tests.aws.nodes import TARGET
 

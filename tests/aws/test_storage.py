@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.aws.storage import CheckpointBucket, CheckpointBucketArgs
-from components.spec import CheckpointBucketSpec, ConfigError
+from gpu_cloud.components.aws.storage import CheckpointBucket, CheckpointBucketArgs
+from gpu_cloud.components.spec import CheckpointBucketSpec, ConfigError
 from tests.aws.helpers import assert_policies_lint_clean, named, run, statements, type_counts
 
 KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from components import catalog
-from components.catalog import Arch, CatalogDataError, Cloud
+from gpu_cloud.components import catalog
+from gpu_cloud.components.catalog import Arch, CatalogDataError, Cloud
 
 AWS, ALI = Cloud.AWS, Cloud.ALICLOUD
 X86, ARM = Arch.X86_64, Arch.ARM64

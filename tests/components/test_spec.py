@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from components.spec import Cloud, ConfigError, GpuNodePoolSpec, PoolPurpose, StackConfig, parse_stack_config
+from gpu_cloud.components.spec import Cloud, ConfigError, GpuNodePoolSpec, PoolPurpose, StackConfig, parse_stack_config
 
 BASE: dict[str, Any] = {
     "cloud": "aws",

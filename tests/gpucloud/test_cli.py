@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpucloud.cli import main
+from gpu_cloud.planner.cli import main
 from tests.gpucloud.conftest import MakeProject
 
 PROGRAM = """
@@ -20,7 +20,7 @@ PROGRAM = """
 """
 
 GPU_PROGRAM = """
-    from components.spec import load_stack_config
+    from gpu_cloud.components.spec import load_stack_config
     load_stack_config()
 """
 

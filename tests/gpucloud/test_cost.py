@@ -13,13 +13,13 @@ import pulumi_alicloud as alicloud
 import pulumi_aws as aws
 import pytest
 
-from components import catalog
-from gpucloud.cli import main
-from gpucloud.cost import CostEstimate, estimate
-from gpucloud.cost_report import cost_lines
-from gpucloud.engine import record
-from gpucloud.model import PlanError
-from gpucloud.price_book import Overrides, PriceBook, load_overrides
+from gpu_cloud.components import catalog
+from gpu_cloud.planner.cli import main
+from gpu_cloud.planner.cost import CostEstimate, estimate
+from gpu_cloud.planner.cost_report import cost_lines
+from gpu_cloud.planner.engine import record
+from gpu_cloud.planner.model import PlanError
+from gpu_cloud.planner.price_book import Overrides, PriceBook, load_overrides
 from tests.gpucloud.conftest import MakeProject
 
 D = Decimal

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpucloud.engine import Plan, run_program
-from gpucloud.project import load_project, load_stack, load_stack_outputs
+from gpu_cloud.planner.engine import Plan, run_program
+from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
 from tests.gpucloud.conftest import MakeProject
 
 TINY = """

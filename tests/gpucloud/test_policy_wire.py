@@ -6,7 +6,7 @@ from typing import Any
 
 from google.protobuf import json_format, struct_pb2
 
-from gpucloud.policy import _public
+from gpu_cloud.planner.policy import _public
 
 
 def _struct(value: dict[str, Any]) -> struct_pb2.Struct:

@@ -10,9 +10,16 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 
-from components.spec import AccessSpec, ConfigError, GpuNodePoolSpec, InferenceServiceSpec, PoolPurpose, SpotGroupSpec
-from gpucloud.engine import Plan, record
-from gpucloud.model import RecordedResource
+from gpu_cloud.components.spec import (
+    AccessSpec,
+    ConfigError,
+    GpuNodePoolSpec,
+    InferenceServiceSpec,
+    PoolPurpose,
+    SpotGroupSpec,
+)
+from gpu_cloud.planner.engine import Plan, record
+from gpu_cloud.planner.model import RecordedResource
 
 KUBERNETES_VERSION = "1.31.0"
 

@@ -1,8 +1,8 @@
 import yaml
 
-from components import labels
-from components.k8s import GpuAddons, GpuAddonsArgs
-from components.spec import AddonsSpec, Cloud
+from gpu_cloud.components import labels
+from gpu_cloud.components.k8s import GpuAddons, GpuAddonsArgs
+from gpu_cloud.components.spec import AddonsSpec, Cloud
 from tests.k8s.conftest import assert_valid, children, inference_pool, kinds, one, refused, run, spot_group
 
 GPU_TOLERATIONS = [

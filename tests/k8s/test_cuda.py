@@ -1,7 +1,7 @@
 import pytest
 
-from components.k8s.cuda import ImageFamily, cuda_problems, driver_branch, image_family, max_cuda
-from components.spec import Cloud
+from gpu_cloud.components.k8s.cuda import ImageFamily, cuda_problems, driver_branch, image_family, max_cuda
+from gpu_cloud.components.spec import Cloud
 from tests.k8s.conftest import inference_pool, service, spot_group
 
 

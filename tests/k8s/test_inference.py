@@ -2,9 +2,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from components import labels
-from components.k8s import InferenceService, InferenceServiceArgs
-from components.spec import Cloud, GpuMetric
+from gpu_cloud.components import labels
+from gpu_cloud.components.k8s import InferenceService, InferenceServiceArgs
+from gpu_cloud.components.spec import Cloud, GpuMetric
 from tests.k8s.conftest import (
     assert_valid,
     children,
@@ -155,7 +155,9 @@ def test_time_sliced_aws_pool_requests_a_gpu_replica():
 
 
 def test_shared_ack_pool_requests_its_share_of_gpu_memory(monkeypatch):
-    monkeypatch.setattr("components.k8s.inference.lookup", lambda cloud, name: SimpleNamespace(gpu_memory_gib=24.0))
+    monkeypatch.setattr(
+        "gpu_cloud.components.k8s.inference.lookup", lambda cloud, name: SimpleNamespace(gpu_memory_gib=24.0)
+    )
     pool = inference_pool(instance_types=("ecs.gn7i-c8g1.2xlarge",), gpu_time_slicing_replicas=4)
     [container] = _pod(_plan(pool=pool, cloud=Cloud.ALICLOUD))["containers"]
     assert container["resources"] == {"limits": {"aliyun.com/gpu-mem": "6"}}

@@ -1,4 +1,4 @@
-from components.k8s import PriorityClasses
+from gpu_cloud.components.k8s import PriorityClasses
 from tests.k8s.conftest import assert_valid, children, kinds, one, run
 
 

@@ -1,8 +1,8 @@
 import pytest
 
-from components import labels
-from components.k8s import GpuRbac, GpuRbacArgs
-from components.spec import AccessSpec, Cloud
+from gpu_cloud.components import labels
+from gpu_cloud.components.k8s import GpuRbac, GpuRbacArgs
+from gpu_cloud.components.spec import AccessSpec, Cloud
 from tests.k8s.conftest import assert_valid, children, kinds, one, run
 
 READ = ["get", "list", "watch"]

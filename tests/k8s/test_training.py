@@ -1,7 +1,7 @@
 import pytest
 
-from components.k8s import TrainingDefaults, TrainingDefaultsArgs
-from components.spec import Cloud, GpuNodePoolSpec, PoolPurpose, TrainingSpec
+from gpu_cloud.components.k8s import TrainingDefaults, TrainingDefaultsArgs
+from gpu_cloud.components.spec import Cloud, GpuNodePoolSpec, PoolPurpose, TrainingSpec
 from tests.k8s.conftest import assert_valid, children, inference_pool, kinds, one, refused, run
 
 ROLE_ARN = "arn:aws:iam::123456789012:role/checkpoints"

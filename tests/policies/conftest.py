@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-PACK_DIR = Path(__file__).resolve().parents[2] / "policies"
+PACK_DIR = Path(__file__).resolve().parents[2] / "gpu_cloud" / "policies"
 
 
 @pytest.fixture(scope="session")

@@ -16,12 +16,12 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 import pytest
 
-from components import alicloud as ali
-from components import aws as amz
-from components import k8s as kube
-from components.alicloud.identity import checkpoint_policy
-from components.aws.identity import cluster_autoscaler_statements
-from components.spec import (
+from gpu_cloud.components import alicloud as ali
+from gpu_cloud.components import aws as amz
+from gpu_cloud.components import k8s as kube
+from gpu_cloud.components.alicloud.identity import checkpoint_policy
+from gpu_cloud.components.aws.identity import cluster_autoscaler_statements
+from gpu_cloud.components.spec import (
     AccessSpec,
     AddonsSpec,
     CheckpointBucketSpec,
@@ -36,11 +36,11 @@ from components.spec import (
     SpotGroupSpec,
     TrainingSpec,
 )
-from gpucloud.engine import Plan, record
-from gpucloud.model import Violation
-from gpucloud.policy import run_policy_pack
+from gpu_cloud.planner.engine import Plan, record
+from gpu_cloud.planner.model import Violation
+from gpu_cloud.planner.policy import run_policy_pack
 
-PACK = Path(__file__).resolve().parents[2] / "policies"
+PACK = Path(__file__).resolve().parents[2] / "gpu_cloud" / "policies"
 TAGS = {"environment": "prod", "owner": "ml-platform", "cost-center": "ml"}
 
 AWS_NETWORK = NetworkSpec.model_validate(

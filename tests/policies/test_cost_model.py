@@ -7,9 +7,9 @@ import sys
 from decimal import Decimal as D
 from pathlib import Path
 
-from policies.gpucloud_rules import cost_model
+from gpu_cloud.policies.gpucloud_rules import cost_model
 
-PACK = Path(__file__).resolve().parents[2] / "policies"
+PACK = Path(__file__).resolve().parents[2] / "gpu_cloud" / "policies"
 # What the pack may import under the Pulumi CLI (policies/requirements.txt): its own modules, the SDKs.
 PACK_IMPORTS = set(sys.stdlib_module_names) | {"__future__", "pulumi", "pulumi_policy", "gpucloud_rules"}
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from components import catalog
-from gpucloud.model import PlanError, RecordedResource
-from gpucloud.policy import PolicyReport, run_policy_pack
-from policies.gpucloud_rules.gpu_node_isolation import is_gpu_instance_type
-from policies.gpucloud_rules.gpu_prices import family_of
+from gpu_cloud.components import catalog
+from gpu_cloud.planner.model import PlanError, RecordedResource
+from gpu_cloud.planner.policy import PolicyReport, run_policy_pack
+from gpu_cloud.policies.gpucloud_rules.gpu_node_isolation import is_gpu_instance_type
+from gpu_cloud.policies.gpucloud_rules.gpu_prices import family_of
 from tests.policies.wire import UNKNOWN, resource, stack_resource, stack_urn, urn
 
 POLICY = "gpu-cost-guard"

@@ -20,4 +20,4 @@ def _generator() -> ModuleType:
 def test_committed_prices_match_the_catalog() -> None:
     generator = _generator()
     committed = generator.OUTPUT.read_text(encoding="utf-8")
-    assert committed == generator.render(), "run: PYTHONPATH=. python policies/scripts/generate_gpu_prices.py"
+    assert committed == generator.render(), "run: python gpu_cloud/policies/scripts/generate_gpu_prices.py"

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-import gpucloud.policy
-from gpucloud.model import PlanError
-from gpucloud.policy import PolicyPack, PolicyPackError, run_policy_pack
+import gpu_cloud.planner.policy
+from gpu_cloud.planner.model import PlanError
+from gpu_cloud.planner.policy import PolicyPack, PolicyPackError, run_policy_pack
 from tests.policies.wire import stack_resource
 
 
@@ -25,7 +25,7 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[subprocess.Popen[str]]:
         processes.append(process)
         return process
 
-    monkeypatch.setattr(gpucloud.policy.subprocess, "Popen", popen)
+    monkeypatch.setattr(gpu_cloud.planner.policy.subprocess, "Popen", popen)
     return processes
 
 
@@ -42,7 +42,7 @@ def test_pack_is_stopped_on_keyboard_interrupt(
     def interrupted(self: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(gpucloud.policy._Session, "analyze", interrupted)
+    monkeypatch.setattr(gpu_cloud.planner.policy._Session, "analyze", interrupted)
     with pytest.raises(KeyboardInterrupt):
         run_policy_pack(pack_dir, [stack_resource("dev")], project="gpu-cloud", stack="dev")
     [process] = started

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from gpucloud.model import PlanError
-from gpucloud.policy import PolicyReport, load_policy_config, run_policy_pack
+from gpu_cloud.planner.model import PlanError
+from gpu_cloud.planner.policy import PolicyReport, load_policy_config, run_policy_pack
 from tests.policies.fixtures import compliant
 from tests.policies.wire import resource, stack_resource
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-import gpucloud.policy
-from gpucloud.policy import run_policy_pack
-from policies.gpucloud_rules import (
+import gpu_cloud.planner.policy
+from gpu_cloud.planner.policy import run_policy_pack
+from gpu_cloud.policies.gpucloud_rules import (
     gpu_node_isolation,
     kms_key_rotation,
     no_public_ip,
@@ -19,7 +19,7 @@ from policies.gpucloud_rules import (
     required_tags,
     tls_1_3,
 )
-from policies.gpucloud_rules.rule import Finding, StackResource, effective_config
+from gpu_cloud.policies.gpucloud_rules.rule import Finding, StackResource, effective_config
 from tests.policies.wire import stack_resource
 
 # The policies of POLICY_RULES.md (names fixed: CI configs and exemptions refer to them) and the pack's own
@@ -40,14 +40,14 @@ CONTRACT_POLICIES = {
 def test_running_pack_serves_exactly_the_contract_policies(pack_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ask the started pack (GetAnalyzerInfo, as the CLI does) which policies it has, at which levels."""
     served: dict[str, str] = {}
-    reconcile = gpucloud.policy._reconcile_config
+    reconcile = gpu_cloud.planner.policy._reconcile_config
 
     def recording(info: Any, given: Mapping[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
         reconciled = reconcile(info, given)
         served.update({policy.name: reconciled[policy.name][0] for policy in info.policies})
         return reconciled
 
-    monkeypatch.setattr(gpucloud.policy, "_reconcile_config", recording)
+    monkeypatch.setattr(gpu_cloud.planner.policy, "_reconcile_config", recording)
     run_policy_pack(pack_dir, [stack_resource("dev")], project="gpu-cloud", stack="dev")
     assert served == CONTRACT_POLICIES
 

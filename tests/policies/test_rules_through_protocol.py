@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from gpucloud.policy import PolicyReport, run_policy_pack
+from gpu_cloud.planner.policy import PolicyReport, run_policy_pack
 from tests.policies.fixtures import GPU_TAINT_AWS, STATEFUL, compliant, iam_document
 from tests.policies.wire import UNKNOWN, Secret, resource, stack_resource, urn
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gpucloud.model import RecordedResource
-from gpucloud.policy import PolicyReport, run_policy_pack
+from gpu_cloud.planner.model import RecordedResource
+from gpu_cloud.planner.policy import PolicyReport, run_policy_pack
 from tests.policies.fixtures import compliant
 from tests.policies.wire import UNKNOWN, resource, stack_resource, urn
 

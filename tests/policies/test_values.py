@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from policies.gpucloud_rules.values import (
+from gpu_cloud.policies.gpucloud_rules.values import (
     Findings,
     Undecided,
     all_true,

@@ -13,7 +13,7 @@ from typing import Any
 
 from google.protobuf import struct_pb2
 
-from gpucloud.model import RecordedResource
+from gpu_cloud.planner.model import RecordedResource
 
 PROJECT = "gpu-cloud"
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi.runtime.rpc.UNKNOWN

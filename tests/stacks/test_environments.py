@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from gpucloud.cli import POLICY_PACK
-from gpucloud.engine import Plan, run_program
-from gpucloud.model import RecordedResource, Violation
-from gpucloud.policy import run_policy_pack
-from gpucloud.project import load_project, load_stack, load_stack_outputs
+from gpu_cloud.planner.cli import POLICY_PACK
+from gpu_cloud.planner.engine import Plan, run_program
+from gpu_cloud.planner.model import RecordedResource, Violation
+from gpu_cloud.planner.policy import run_policy_pack
+from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 STACKS = ("dev", "staging", "prod", "prod-cn")

@@ -1,0 +1,32 @@
+"""The GPU environment's components on Alibaba Cloud (ACK), with the same names and specs as on AWS."""
+
+from gpu_cloud.components.alicloud.cluster import GpuCluster, GpuClusterArgs
+from gpu_cloud.components.alicloud.identity import RrsaRole, RrsaRoleArgs
+from gpu_cloud.components.alicloud.kms import KmsKey, KmsKeyArgs
+from gpu_cloud.components.alicloud.network import PrivateNetwork, PrivateNetworkArgs
+from gpu_cloud.components.alicloud.node_pool import GpuNodePool, GpuNodePoolArgs
+from gpu_cloud.components.alicloud.peering import PrivateVpcPeering, PrivateVpcPeeringArgs
+from gpu_cloud.components.alicloud.rbac import GpuAdminAccess, GpuAdminAccessArgs
+from gpu_cloud.components.alicloud.spot import SpotGpuGroup, SpotGpuGroupArgs
+from gpu_cloud.components.alicloud.storage import CheckpointBucket, CheckpointBucketArgs
+
+__all__ = [
+    "CheckpointBucket",
+    "CheckpointBucketArgs",
+    "GpuAdminAccess",
+    "GpuAdminAccessArgs",
+    "GpuCluster",
+    "GpuClusterArgs",
+    "GpuNodePool",
+    "GpuNodePoolArgs",
+    "KmsKey",
+    "KmsKeyArgs",
+    "PrivateNetwork",
+    "PrivateNetworkArgs",
+    "PrivateVpcPeering",
+    "PrivateVpcPeeringArgs",
+    "RrsaRole",
+    "RrsaRoleArgs",
+    "SpotGpuGroup",
+    "SpotGpuGroupArgs",
+]

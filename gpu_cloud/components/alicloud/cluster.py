@@ -1,0 +1,181 @@
+"""GpuCluster: an ACK managed Pro cluster with a private API endpoint and KMS-encrypted secrets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from ipaddress import IPv4Network
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from gpu_cloud.components import labels
+from gpu_cloud.components.alicloud._common import check, child_options
+from gpu_cloud.components.alicloud._pool import Placement, PoolShape, node_pool
+from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.spec import SYSTEM_POOL_NAME, ClusterSpec, NetworkSpec, Problem, system_pool_problems
+from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES
+
+__all__ = ["ADDONS", "CLUSTER_TAG_KEY", "SERVICE_CIDR", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]
+
+SYSTEM_INSTANCE_TYPES = ("ecs.g7.xlarge",)
+"""Default types of the system node pool: 4 vCPUs and 16 GiB. ACK refuses node types with fewer than 4 vCPUs
+(e.g. ecs.g6.large) and, with Terway in shared-ENI mode, types whose (ENIs - 1) x IPs per ENI is 11 or less
+(https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/
+select-ecs-instances-to-create-the-master-and-worker-nodes-of-an-ack-cluster)."""
+
+
+CLUSTER_SPEC = "ack.pro.small"
+"""ACK managed cluster Pro edition (cs.ManagedKubernetes ``cluster_spec``)."""
+
+SERVICE_CIDR = IPv4Network("172.21.0.0/20")
+"""The Kubernetes Service range; must not overlap the VPC (cs.ManagedKubernetes ``service_cidr``)."""
+
+CLUSTER_TAG_KEY = "gpucloud-cluster"
+"""Tag on the cluster whose value is the cluster's name. RAM policies scope to it with ``acs:ResourceTag``, which
+ACK supports (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/
+use-labels-to-enforce-fine-grained-access-control), because the cluster id is unknown until the cluster exists."""
+
+CONTROL_PLANE_LOGS = ("apiserver", "kcm", "scheduler", "ccm")
+"""Control-plane logs kept in Simple Log Service (cs.ManagedKubernetes ``control_plane_log_components``)."""
+
+ADDONS: tuple[tuple[str, bool], ...] = (
+    # Terway gives pods VPC addresses from the node vswitches: no overlay and no per-node custom route in the
+    # VPC route table, which Flannel's cloud controller manager would add and manage (one entry per node) —
+    # https://help.aliyun.com/en/ack/ack-managed-and-ack-dedicated/user-guide/network/ and
+    # https://help.aliyun.com/en/ack/ack-managed-and-ack-dedicated/user-guide/work-with-flannel
+    ("terway-eniip", False),
+    # CSI storage (disks, NAS, OSS volumes for datasets and checkpoints).
+    ("csi-plugin", False),
+    ("csi-provisioner", False),
+    # Node auto repair detects faults (including GPU XID errors) with the node problem detector and
+    # repairs through the node lifecycle controller (cs.NodePool ``management.auto_repair``;
+    # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/auto-repair).
+    ("ack-node-problem-detector", False),
+    ("node-lifecycle-controller", False),
+    # RRSA for pods: injects the OIDC token and role environment into pods of namespaces labelled
+    # pod-identity.alibabacloud.com/injection=on whose ServiceAccount names a RAM role
+    # (https://www.alibabacloud.com/help/doc-detail/600451.html, ack-pod-identity-webhook).
+    ("ack-pod-identity-webhook", False),
+    # No internet-facing ingress: the NGINX ingress add-on would create a public SLB; disabled explicitly.
+    ("nginx-ingress-controller", True),
+)
+"""Add-ons at cluster creation: (name, disabled). Names from cs.ManagedKubernetes ``addons``."""
+
+
+@dataclass
+class GpuClusterArgs:
+    """Inputs of a GpuCluster."""
+
+    spec: ClusterSpec
+    """Kubernetes version and control-plane log retention."""
+    network: NetworkSpec
+    """The VPC's spec (its range must not overlap the Service range)."""
+    vswitch_ids: Sequence[pulumi.Input[str]]
+    """Vswitches of the control plane's endpoints and of the pods (Terway)."""
+    kms_key_id: pulumi.Input[str]
+    """The KMS key that encrypts Kubernetes Secrets."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the cluster (ACK also puts them on its nodes)."""
+
+
+class GpuCluster(pulumi.ComponentResource):
+    """ACK managed Pro cluster: private API server only, Secrets encrypted with the KmsKey, RRSA for pods.
+
+    Children: ``<name>-cluster`` and ``<name>-system``, an untainted pool of CPU nodes (pay-as-you-go, encrypted
+    disks, no public IP, autoscaled between the spec's system sizes) where cluster add-ons and monitoring run.
+    """
+
+    cluster_id: pulumi.Output[str]
+    """The cluster's id."""
+    cluster_name: str
+    """The cluster's name, also the value of its ``CLUSTER_TAG_KEY`` tag."""
+    kubeconfig: pulumi.Output[str]
+    """A kubeconfig for the cluster (secret); unknown until the cluster exists."""
+    rrsa_oidc_issuer_url: pulumi.Output[str]
+    """The RRSA OIDC issuer, for RAM roles of service accounts."""
+    rrsa_oidc_provider_arn: pulumi.Output[str]
+    """The RAM OIDC identity provider ACK registers for RRSA (the Federated principal of service-account roles)."""
+    endpoint: pulumi.Output[str]
+    """The API server's intranet endpoint."""
+    system_node_pool_id: pulumi.Output[str]
+    """The system node pool's id."""
+    system_node_pool_name: str
+    """The system node pool's name in ACK."""
+
+    def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        spec = args.spec
+        problems: list[Problem] = []
+        release = ACK_KUBERNETES_RELEASES.get(spec.kubernetes_version)
+        if release is None:
+            pinned = ", ".join(sorted(ACK_KUBERNETES_RELEASES))
+            message = f"no ACK release pinned (pinned: {pinned})"
+            problems.append(Problem("kubernetesVersion", message, spec.kubernetes_version))
+        if args.network.vpc_cidr.overlaps(SERVICE_CIDR):
+            message = f"overlaps the cluster's Service range {SERVICE_CIDR}"
+            problems.append(Problem("vpcCidr", message, str(args.network.vpc_cidr)))
+        problems += system_pool_problems(Cloud.ALICLOUD, spec)
+        check(problems)
+        super().__init__("gpucloud:alicloud:GpuCluster", name, None, opts)
+        self.cluster_name = name
+        cluster = alicloud.cs.ManagedKubernetes(
+            f"{name}-cluster",
+            name=name,
+            cluster_spec=CLUSTER_SPEC,
+            version=release,
+            vswitch_ids=list(args.vswitch_ids),
+            pod_vswitch_ids=list(args.vswitch_ids),
+            service_cidr=str(SERVICE_CIDR),
+            # The network component owns egress (SNAT only); ACK must not add a NAT gateway of its own.
+            new_nat_gateway=False,
+            # No public API endpoint: the API server gets only its intranet load balancer.
+            slb_internet_enabled=False,
+            encryption_provider_key=args.kms_key_id,
+            disable_encryption=False,
+            enable_rrsa=True,
+            control_plane_log_components=list(CONTROL_PLANE_LOGS),
+            control_plane_log_ttl=str(spec.log_retention_days),
+            addons=[alicloud.cs.ManagedKubernetesAddonArgs(name=n, disabled=d) for n, d in ADDONS],
+            tags={**args.tags, CLUSTER_TAG_KEY: name},
+            opts=child_options(self),
+        )
+        credential = alicloud.cs.get_cluster_credential_output(
+            cluster_id=cluster.id, opts=pulumi.InvokeOutputOptions(parent=self)
+        )
+        self.cluster_id = cluster.id
+        self.kubeconfig = pulumi.Output.secret(credential.kube_config)
+        self.rrsa_oidc_issuer_url = cluster.rrsa_metadata.apply(lambda m: (m.rrsa_oidc_issuer_url or "") if m else "")
+        self.rrsa_oidc_provider_arn = cluster.rrsa_metadata.apply(
+            lambda m: (m.ram_oidc_provider_arn or "") if m else ""
+        )
+        self.endpoint = cluster.connections.apply(_intranet_endpoint)
+        system = PoolShape(
+            pool_name=SYSTEM_POOL_NAME,
+            group=SYSTEM_POOL_NAME,
+            purpose=labels.SYSTEM_PURPOSE,
+            instance_types=spec.system_instance_types or SYSTEM_INSTANCE_TYPES,
+            min_size=spec.system_min_size,
+            max_size=spec.system_max_size,
+            disk_size_gib=spec.system_disk_size_gib,
+            capacity="on-demand",
+            gpu=False,
+        )
+        # The system pool spans every vswitch of the cluster.
+        placement = Placement(cluster.id, {"all": list(args.vswitch_ids)}, args.kms_key_id, args.tags)
+        self.system_node_pool_id = node_pool(f"{name}-{SYSTEM_POOL_NAME}", system, placement, self).node_pool_id
+        self.system_node_pool_name = SYSTEM_POOL_NAME
+        self.register_outputs(
+            {
+                "clusterId": self.cluster_id,
+                "kubeconfig": self.kubeconfig,
+                "rrsaOidcIssuerUrl": self.rrsa_oidc_issuer_url,
+                "endpoint": self.endpoint,
+                "systemNodePoolId": self.system_node_pool_id,
+            }
+        )
+
+
+def _intranet_endpoint(connections: object) -> str:
+    # Typed as a list of connections by pulumi-alicloud; one object in the Terraform schema's older releases.
+    first = connections[0] if isinstance(connections, list) and connections else connections
+    return str(getattr(first, "api_server_intranet", None) or "")

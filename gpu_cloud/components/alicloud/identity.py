@@ -1,0 +1,155 @@
+"""RrsaRole: a RAM role a Kubernetes ServiceAccount assumes through RRSA (RAM Roles for Service Accounts).
+
+The ServiceAccount names the role with the ack-pod-identity-webhook annotation (components.k8s.clouds), which
+injects the OIDC token and role environment into its pods; pods then call STS AssumeRoleWithOIDC.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from gpu_cloud.components.alicloud._common import attached_policy, check, child_options
+from gpu_cloud.components.spec import Problem
+
+__all__ = [
+    "CHECKPOINT_KEY_ACTIONS",
+    "CHECKPOINT_OBJECT_ACTIONS",
+    "OIDC_AUDIENCE",
+    "RrsaRole",
+    "RrsaRoleArgs",
+    "checkpoint_policy",
+    "rrsa_trust_policy",
+]
+
+OIDC_AUDIENCE = "sts.aliyuncs.com"
+"""The audience of RRSA tokens; the trust policy's ``oidc:aud`` (ACK, "Use RRSA to authorize different pods to
+access different cloud services", https://www.alibabacloud.com/help/doc-detail/356611.html)."""
+
+CHECKPOINT_OBJECT_ACTIONS = (
+    "oss:AbortMultipartUpload",
+    "oss:DeleteObject",
+    "oss:GetBucketInfo",
+    "oss:GetObject",
+    "oss:ListObjects",
+    "oss:ListParts",
+    "oss:PutObject",
+)
+"""What a checkpointing job does in its bucket: list, read, write and prune checkpoints, multipart for large ones."""
+
+CHECKPOINT_KEY_ACTIONS = ("kms:Decrypt", "kms:GenerateDataKey")
+"""SSE-KMS with a customer key: OSS asks KMS for data keys on the caller's behalf (OSS server-side encryption,
+"SSE-KMS": the RAM identity needs kms:GenerateDataKey to upload and kms:Decrypt to download)."""
+
+
+@dataclass
+class RrsaRoleArgs:
+    """Inputs of an RrsaRole."""
+
+    role_name: str
+    """The RAM role's name; the ServiceAccount's ``pod-identity.alibabacloud.com/role-name`` annotation."""
+    namespace: str
+    """The ServiceAccount's namespace."""
+    service_account: str
+    """The ServiceAccount's name."""
+    oidc_provider_arn: pulumi.Input[str]
+    """The cluster's RRSA OIDC provider in RAM (GpuCluster.rrsa_oidc_provider_arn)."""
+    oidc_issuer_url: pulumi.Input[str]
+    """The cluster's RRSA OIDC issuer (GpuCluster.rrsa_oidc_issuer_url)."""
+    policy_document: str
+    """The role's permissions (e.g. :func:`checkpoint_policy`), readable before anything exists."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the role and its policy."""
+
+
+class RrsaRole(pulumi.ComponentResource):
+    """A RAM role only ``namespace/service_account`` of one ACK cluster can assume, with its custom policy.
+
+    Children: ``<name>-role``, ``<name>-policy``, ``<name>-policy-attachment``. The trust policy names the cluster's
+    OIDC provider, which ACK creates with the cluster (``ack-rrsa-<cluster id>``): it is known once the cluster
+    exists, not in a preview of a new stack. The permission policy is plain text.
+    """
+
+    role_name: str
+    """The RAM role's name."""
+    role_arn: pulumi.Output[str]
+    """The RAM role's ARN."""
+
+    def __init__(self, name: str, args: RrsaRoleArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        check(
+            Problem(path, "empty", value)
+            for path, value in (
+                ("roleName", args.role_name),
+                ("namespace", args.namespace),
+                ("serviceAccount", args.service_account),
+            )
+            if not value
+        )
+        super().__init__("gpucloud:alicloud:RrsaRole", name, None, opts)
+        trust = pulumi.Output.all(args.oidc_provider_arn, args.oidc_issuer_url).apply(
+            lambda v: rrsa_trust_policy(v[0], v[1], args.namespace, args.service_account)
+        )
+        role = alicloud.ram.Role(
+            f"{name}-role",
+            role_name=args.role_name,
+            description=f"RRSA role of {args.namespace}/{args.service_account}",
+            assume_role_policy_document=trust,
+            tags=dict(args.tags),
+            opts=child_options(self),
+        )
+        attached_policy(
+            f"{name}-policy",
+            self,
+            role,
+            args.role_name,
+            f"What {args.namespace}/{args.service_account} may do",
+            args.policy_document,
+            args.tags,
+        )
+        self.role_name = args.role_name
+        self.role_arn = role.arn
+        self.register_outputs({"roleArn": self.role_arn})
+
+
+def rrsa_trust_policy(provider_arn: str, issuer_url: str, namespace: str, service_account: str) -> str:
+    """Only tokens of ``namespace/service_account`` from the cluster's issuer, for STS, may assume the role
+    (``oidc:sub`` is ``system:serviceaccount:<namespace>:<name>``; ACK RRSA documentation)."""
+    statement = {
+        "Action": "sts:AssumeRole",
+        "Effect": "Allow",
+        "Principal": {"Federated": [provider_arn]},
+        "Condition": {
+            "StringEquals": {
+                "oidc:aud": OIDC_AUDIENCE,
+                "oidc:iss": issuer_url,
+                "oidc:sub": f"system:serviceaccount:{namespace}:{service_account}",
+            }
+        },
+    }
+    return json.dumps({"Statement": [statement], "Version": "1"}, sort_keys=True)
+
+
+def checkpoint_policy(account_id: str, region: str, bucket_name: str) -> str:
+    """Read and write objects of checkpoint bucket ``bucket_name`` and use the region's KMS keys for its SSE-KMS.
+
+    The key's id is unknown until it exists and RAM has no alias condition for KMS, so the KMS statement covers the
+    account's keys in the region with only the two data-key actions (OSS calls them for this bucket's objects).
+    """
+    statements: Sequence[dict[str, Any]] = [
+        {
+            "Action": list(CHECKPOINT_OBJECT_ACTIONS),
+            "Effect": "Allow",
+            "Resource": [f"acs:oss:*:{account_id}:{bucket_name}", f"acs:oss:*:{account_id}:{bucket_name}/*"],
+        },
+        {
+            "Action": list(CHECKPOINT_KEY_ACTIONS),
+            "Effect": "Allow",
+            "Resource": [f"acs:kms:{region}:{account_id}:key/*"],
+        },
+    ]
+    return json.dumps({"Statement": list(statements), "Version": "1"}, sort_keys=True)

@@ -1,0 +1,87 @@
+"""KmsKey: a symmetric KMS key that rotates automatically, with an alias; protected by default."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from gpu_cloud.components.alicloud._common import check, child_options, stateful_options
+from gpu_cloud.components.spec import ALICLOUD_ROTATION_DAYS, KmsKeySpec, Problem
+
+__all__ = ["KmsKey", "KmsKeyArgs", "rotation_interval"]
+
+ENABLED = "Enabled"
+"""kms.Key takes ``automatic_rotation`` and ``deletion_protection`` as the strings Enabled/Disabled."""
+
+DISABLED = "Disabled"
+
+PROTECTION_REASON = "GPU environment key: secrets, disks and checkpoints depend on it"
+
+SECONDS_PER_DAY = 86400
+
+
+def rotation_interval(days: int) -> str:
+    """``days`` as a kms.Key ``rotation_interval``, in seconds: ``"7776000s"`` for 90 days.
+
+    The KMS API takes an integer with a unit (d, h, m, s; "7d" or "604800s" for seven days) —
+    https://www.alibabacloud.com/help/en/key-management-service/latest/updaterotationpolicy.
+    """
+    return f"{days * SECONDS_PER_DAY}s"
+
+
+@dataclass
+class KmsKeyArgs:
+    """Inputs of a KmsKey."""
+
+    spec: KmsKeySpec
+    """Rotation, deletion window and the optional dedicated KMS instance."""
+    protect: bool = True
+    """Protect and retain the key (StackConfig.protect_stateful); only dev turns it off."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the key."""
+
+
+class KmsKey(pulumi.ComponentResource):
+    """A customer-managed symmetric key (Aliyun_AES_256) with automatic rotation and deletion protection.
+
+    Only keys in a KMS instance of the software key management type rotate on a custom period; a default key
+    rotates every 365 days whatever the interval says (kms.Key ``rotation_interval``;
+    https://www.alibabacloud.com/help/en/key-management-service/latest/updaterotationpolicy). Give
+    ``spec.alicloud_kms_instance_id`` for the 90-day rotation to take effect.
+    """
+
+    key_id: pulumi.Output[str]
+    """The key's id (for ACK secrets encryption, disk and OSS encryption)."""
+    key_arn: pulumi.Output[str]
+    """The key's ARN (``acs:kms:<region>:<account>:key/<id>``)."""
+    alias_name: str
+    """The key's alias, ``alias/<name>``."""
+
+    def __init__(self, name: str, args: KmsKeyArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        spec = args.spec
+        low, high = ALICLOUD_ROTATION_DAYS
+        if not low <= spec.rotation_days <= high:
+            check([Problem("rotationDays", f"Alibaba Cloud keys rotate every {low}..{high} days", spec.rotation_days)])
+        super().__init__("gpucloud:alicloud:KmsKey", name, None, opts)
+        key = alicloud.kms.Key(
+            f"{name}-key",
+            description=f"{name}: GPU environment key (secrets, disks, checkpoints)",
+            key_spec="Aliyun_AES_256",
+            key_usage="ENCRYPT/DECRYPT",
+            automatic_rotation=ENABLED,
+            rotation_interval=rotation_interval(spec.rotation_days),
+            pending_window_in_days=spec.deletion_window_days,
+            deletion_protection=ENABLED if args.protect else DISABLED,
+            deletion_protection_description=PROTECTION_REASON if args.protect else None,
+            dkms_instance_id=spec.alicloud_kms_instance_id,
+            tags=dict(args.tags),
+            opts=stateful_options(self, args.protect),
+        )
+        self.alias_name = f"alias/{name}"
+        alicloud.kms.Alias(f"{name}-alias", alias_name=self.alias_name, key_id=key.id, opts=child_options(self))
+        self.key_id = key.id
+        self.key_arn = key.arn
+        self.register_outputs({"keyId": self.key_id, "keyArn": self.key_arn, "aliasName": self.alias_name})

@@ -1,0 +1,147 @@
+"""PrivateNetwork: a VPC whose GPU nodes have no public address; egress only through SNAT."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from gpu_cloud.components.alicloud._common import check, child_options
+from gpu_cloud.components.spec import EgressMode, NetworkSpec, Problem
+
+__all__ = ["PrivateNetwork", "PrivateNetworkArgs"]
+
+NAT_TYPE = "Enhanced"
+"""The only NAT gateway type pulumi-alicloud 4 creates (``Normal`` is offline; vpc.NatGateway ``nat_type``)."""
+
+NAT_NETWORK_TYPE = "internet"
+"""An Internet NAT gateway (``intranet`` would be a VPC NAT gateway; vpc.NatGateway ``network_type``)."""
+
+NAT_CHARGE_TYPE = "PayByLcu"
+"""The only charge type of an Enhanced NAT gateway (vpc.NatGateway ``internet_charge_type``)."""
+
+EIP_CHARGE_TYPE = "PayByTraffic"
+"""Pay-as-you-go EIP billed by traffic (ecs.EipAddress ``internet_charge_type``)."""
+
+EIP_BANDWIDTH_MBPS = "200"
+"""Egress cap in Mbit/s; 200 is the most a pay-by-traffic EIP allows (ecs.EipAddress ``bandwidth``, a string)."""
+
+EIP_ASSOCIATION_NAT = "Nat"
+"""ecs.EipAssociation ``instance_type`` for a NAT gateway: the one public address the no-public-ip policy allows."""
+
+
+@dataclass
+class PrivateNetworkArgs:
+    """Inputs of a PrivateNetwork."""
+
+    spec: NetworkSpec
+    """The VPC range, the vswitches (private subnets) and the egress mode."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on every taggable child."""
+
+
+class PrivateNetwork(pulumi.ComponentResource):
+    """A VPC with one vswitch per private subnet and, in NAT mode, an Internet NAT gateway used only for SNAT.
+
+    Alibaba Cloud NAT gateways sit in an ordinary vswitch, so there is no public subnet: the NAT gateway's EIP is
+    the environment's only public address, and no DNAT (forward) entry is ever created. With egress
+    ``endpoints-only`` there is no NAT gateway and no EIP at all.
+    """
+
+    vpc_id: pulumi.Output[str]
+    """The VPC's id."""
+    route_table_id: pulumi.Output[str]
+    """The VPC's system route table, which every vswitch uses."""
+    vswitch_ids: list[pulumi.Output[str]]
+    """The vswitch ids, in the order of ``spec.private_subnets``."""
+    vswitch_ids_by_zone: dict[str, list[pulumi.Output[str]]]
+    """The vswitch ids of each zone."""
+    egress_ip: pulumi.Output[str] | None
+    """The NAT gateway's public IP (NAT egress only)."""
+
+    def __init__(self, name: str, args: PrivateNetworkArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        spec = args.spec
+        if spec.nat_subnets:
+            message = "Alibaba Cloud NAT gateways sit in a vswitch; leave it empty"
+            check([Problem("natSubnets", message, len(spec.nat_subnets))])
+        super().__init__("gpucloud:alicloud:PrivateNetwork", name, None, opts)
+        tags = dict(args.tags)
+        vpc = alicloud.vpc.Network(
+            f"{name}-vpc",
+            vpc_name=name,
+            cidr_block=str(spec.vpc_cidr),
+            tags=tags,
+            opts=child_options(self),
+        )
+        vswitches = [
+            alicloud.vpc.Switch(
+                f"{name}-vswitch-{i}",
+                vswitch_name=f"{name}-{subnet.zone}-{i}",
+                vpc_id=vpc.id,
+                zone_id=subnet.zone,
+                cidr_block=str(subnet.cidr),
+                tags=tags,
+                opts=child_options(self),
+            )
+            for i, subnet in enumerate(spec.private_subnets)
+        ]
+        self.vpc_id = vpc.id
+        self.route_table_id = vpc.route_table_id
+        self.vswitch_ids = [v.id for v in vswitches]
+        self.vswitch_ids_by_zone = {}
+        for subnet, vswitch in zip(spec.private_subnets, vswitches, strict=True):
+            self.vswitch_ids_by_zone.setdefault(subnet.zone, []).append(vswitch.id)
+        self.egress_ip = None
+        if spec.egress is EgressMode.NAT:
+            self.egress_ip = self._snat_egress(name, vpc, vswitches, tags)
+        self.register_outputs(
+            {"vpcId": self.vpc_id, "routeTableId": self.route_table_id, "vswitchIds": self.vswitch_ids}
+        )
+
+    def _snat_egress(
+        self, name: str, vpc: alicloud.vpc.Network, vswitches: list[alicloud.vpc.Switch], tags: dict[str, str]
+    ) -> pulumi.Output[str]:
+        # One Enhanced NAT gateway serves every zone (its availability mode defaults to CrossAZ, vpc.NatGateway
+        # ``availability_mode``), so nat_per_zone has no Alibaba Cloud counterpart. The system route table gets
+        # its 0.0.0.0/0 route to the gateway from the VPC service when the Internet NAT gateway is created.
+        nat = alicloud.vpc.NatGateway(
+            f"{name}-nat",
+            nat_gateway_name=f"{name}-nat",
+            vpc_id=vpc.id,
+            vswitch_id=vswitches[0].id,
+            nat_type=NAT_TYPE,
+            network_type=NAT_NETWORK_TYPE,
+            payment_type="PayAsYouGo",
+            internet_charge_type=NAT_CHARGE_TYPE,
+            tags=tags,
+            opts=child_options(self),
+        )
+        eip = alicloud.ecs.EipAddress(
+            f"{name}-nat-eip",
+            address_name=f"{name}-nat-eip",
+            payment_type="PayAsYouGo",
+            internet_charge_type=EIP_CHARGE_TYPE,
+            bandwidth=EIP_BANDWIDTH_MBPS,
+            tags=tags,
+            opts=child_options(self),
+        )
+        association = alicloud.ecs.EipAssociation(
+            f"{name}-nat-eip-association",
+            allocation_id=eip.id,
+            instance_id=nat.id,
+            instance_type=EIP_ASSOCIATION_NAT,
+            opts=child_options(self),
+        )
+        for i, vswitch in enumerate(vswitches):
+            alicloud.vpc.SnatEntry(
+                f"{name}-snat-{i}",
+                snat_entry_name=f"{name}-snat-{i}",
+                snat_table_id=nat.snat_table_ids,
+                source_vswitch_id=vswitch.id,
+                snat_ip=eip.ip_address,
+                # The EIP must be bound to the gateway before an SNAT entry can use it.
+                opts=child_options(self, depends_on=[association]),
+            )
+        return eip.ip_address

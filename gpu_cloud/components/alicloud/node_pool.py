@@ -1,0 +1,61 @@
+"""GpuNodePool: an autoscaled, auto-repaired ACK node pool of on-demand GPU nodes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+
+from gpu_cloud.components.alicloud._common import check
+from gpu_cloud.components.alicloud._pool import PoolArgs, node_pool, shape_of, vswitch_problems
+from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.spec import GpuNodePoolSpec, pool_problems
+
+__all__ = ["GPU_SHARE_LABEL", "GpuNodePool", "GpuNodePoolArgs"]
+
+ON_DEMAND = "on-demand"
+"""The capacity label's value on on-demand pools (components.labels.CAPACITY_LABEL)."""
+
+GPU_SHARE_LABEL = ("ack.node.gpu.schedule", "share")
+"""ACK GPU sharing with shared compute and memory and no isolation, the counterpart of time-slicing
+(https://www.alibabacloud.com/help/en/container-service-for-kubernetes/latest/labels-used-by-ack-to-control-gpus,
+https://www.alibabacloud.com/help/doc-detail/2523313.html). Needs ACK's ack-ai-installer scheduling component."""
+
+
+@dataclass(kw_only=True)
+class GpuNodePoolArgs(PoolArgs):
+    """Inputs of a GpuNodePool: the spec, and the cluster, vswitches, key and tags of PoolArgs."""
+
+    spec: GpuNodePoolSpec
+    """The pool: purpose, catalog types, sizes, zones, labels."""
+
+
+class GpuNodePool(pulumi.ComponentResource):
+    """On-demand GPU nodes: tainted for GPU pods only, encrypted disks, no public IP, autoscaled, auto-repaired.
+
+    ACK has no close-placement group for node pools (deployment sets spread nodes apart), so
+    ``spec.placement_group`` has no effect here.
+    """
+
+    node_pool_id: pulumi.Output[str]
+    """The ACK node pool's id."""
+    node_pool_name: str
+    """The node pool's name in ACK (the spec's name)."""
+
+    def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        spec = args.spec
+        check(pool_problems(Cloud.ALICLOUD, spec) + vswitch_problems(spec.zones, args.vswitch_ids_by_zone))
+        super().__init__("gpucloud:alicloud:GpuNodePool", name, None, opts)
+        sharing = dict([GPU_SHARE_LABEL]) if spec.gpu_time_slicing_replicas is not None else {}
+        shape = shape_of(
+            spec,
+            pool_name=spec.name,
+            capacity=ON_DEMAND,
+            min_size=spec.min_size,
+            max_size=spec.max_size,
+            extra_labels={**spec.labels, **sharing},
+        )
+        pool = node_pool(f"{name}-pool", shape, args.placement(spec.zones), self)
+        self.node_pool_id = pool.node_pool_id
+        self.node_pool_name = spec.name
+        self.register_outputs({"nodePoolId": self.node_pool_id})

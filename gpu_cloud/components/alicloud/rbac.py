@@ -1,0 +1,168 @@
+"""GpuAdminAccess: RAM roles gpu-admin (node-pool scaling) and gpu-user (read-only), mapped into the cluster."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from gpu_cloud.components.alicloud._common import attached_policy, child_options
+from gpu_cloud.components.alicloud.cluster import CLUSTER_TAG_KEY
+from gpu_cloud.components.spec import AccessSpec
+
+__all__ = [
+    "ADMIN_ACTIONS",
+    "ADMIN_CLUSTER_ROLE",
+    "USER_ACTIONS",
+    "USER_CLUSTER_ROLE",
+    "GpuAdminAccess",
+    "GpuAdminAccessArgs",
+    "scoped_policy",
+    "trust_policy",
+]
+
+# ACK RAM actions (RamCode cs; resource acs:cs:*:*:cluster/<ClusterId>) —
+# https://help.aliyun.com/en/ack/ack-managed-and-ack-dedicated/developer-reference/api-cs-2015-12-15-ram
+USER_ACTIONS = (
+    "cs:DescribeClusterDetail",
+    "cs:DescribeClusterNodePools",
+    "cs:DescribeClusterNodePoolDetail",
+    "cs:DescribeClusterNodes",
+    "cs:DescribeClusterUserKubeconfig",
+)
+"""What gpu-user may do: look at the cluster and its node pools, and get a kubeconfig."""
+
+ADMIN_ACTIONS = (
+    *USER_ACTIONS,
+    "cs:ScaleClusterNodePool",
+    "cs:RemoveNodePoolNodes",
+)
+"""What gpu-admin may do besides: scale node pools out and remove nodes from them. No other change."""
+
+CLUSTER_RESOURCE = "acs:cs:*:*:cluster/*"
+"""ACK cluster ARNs; narrowed to this cluster by its tag, since its id is unknown until it exists."""
+
+ADMIN_CLUSTER_ROLE = "gpu-admin"
+"""The ClusterRole the Kubernetes layer defines for GPU scheduling administration."""
+
+USER_CLUSTER_ROLE = "gpu-user"
+"""The ClusterRole the Kubernetes layer defines for GPU job users (bound per GPU namespace). ACK binds only
+custom ClusterRoles through cs.KubernetesPermission, also for namespace scope."""
+
+
+def trust_policy(principals: Sequence[str]) -> str:
+    """A RAM trust policy that lets exactly ``principals`` (RAM user or role ARNs) assume the role.
+
+    Format: https://help.aliyun.com/en/ram/user-guide/edit-the-trust-policy-of-a-ram-role
+    """
+    statement = {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"RAM": sorted(principals)}}
+    return json.dumps({"Statement": [statement], "Version": "1"}, sort_keys=True)
+
+
+def scoped_policy(actions: Sequence[str], cluster_name: str) -> str:
+    """A RAM policy allowing ``actions`` only on the ACK cluster tagged ``CLUSTER_TAG_KEY=cluster_name``.
+
+    ``acs:ResourceTag`` is an ACK condition key; requests without a cluster id fail it
+    (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/
+    use-labels-to-enforce-fine-grained-access-control). The document is plain text at preview time.
+    """
+    statement: dict[str, Any] = {
+        "Action": list(actions),
+        "Effect": "Allow",
+        "Resource": [CLUSTER_RESOURCE],
+        "Condition": {"StringEquals": {f"acs:ResourceTag/{CLUSTER_TAG_KEY}": cluster_name}},
+    }
+    return json.dumps({"Statement": [statement], "Version": "1"}, sort_keys=True)
+
+
+_Grant = alicloud.cs.KubernetesPermissionPermissionArgs
+
+
+def _permission(
+    cluster_id: pulumi.Input[str], role_type: str, cluster_role: str, namespace: str | None = None
+) -> _Grant:
+    """A grant of the Kubernetes layer's custom ClusterRole ``cluster_role`` to a RAM role."""
+    return alicloud.cs.KubernetesPermissionPermissionArgs(
+        cluster=cluster_id,
+        role_type=role_type,
+        namespace=namespace,
+        role_name=cluster_role,
+        is_custom=True,
+        is_ram_role=True,
+    )
+
+
+@dataclass
+class GpuAdminAccessArgs:
+    """Inputs of a GpuAdminAccess."""
+
+    spec: AccessSpec
+    """Who may assume gpu-admin and gpu-user, and the GPU namespaces."""
+    cluster_id: pulumi.Input[str]
+    """The ACK cluster the Kubernetes permissions are granted on."""
+    cluster_name: str
+    """The cluster's name (GpuCluster.cluster_name), the value of its scoping tag."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags on the roles and policies."""
+
+
+class GpuAdminAccess(pulumi.ComponentResource):
+    """RAM role ``<name>-gpu-admin``: scale and inspect this cluster's node pools, and the gpu-admin ClusterRole
+    inside it; RAM role ``<name>-gpu-user`` (when the spec names users): read-only, gpu-user in the GPU namespaces.
+    """
+
+    admin_role_arn: pulumi.Output[str]
+    """The gpu-admin role's ARN."""
+    user_role_arn: pulumi.Output[str] | None
+    """The gpu-user role's ARN, if there is one."""
+
+    def __init__(self, name: str, args: GpuAdminAccessArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        spec = args.spec
+        super().__init__("gpucloud:alicloud:GpuAdminAccess", name, None, opts)
+        admin = self._role(f"{name}-gpu-admin", spec.admin_principals, ADMIN_ACTIONS, args)
+        self._grant(
+            f"{name}-gpu-admin-permission", admin, [_permission(args.cluster_id, "cluster", ADMIN_CLUSTER_ROLE)]
+        )
+        self.admin_role_arn = admin.arn
+        self.user_role_arn = None
+        if spec.user_principals:
+            user = self._role(f"{name}-gpu-user", spec.user_principals, USER_ACTIONS, args)
+            namespaces = spec.gpu_namespaces
+            self._grant(
+                f"{name}-gpu-user-permission",
+                user,
+                [_permission(args.cluster_id, "namespace", USER_CLUSTER_ROLE, n) for n in namespaces],
+            )
+            self.user_role_arn = user.arn
+        self.register_outputs({"adminRoleArn": self.admin_role_arn})
+
+    def _grant(self, name: str, role: alicloud.ram.Role, permissions: list[_Grant]) -> None:
+        """Map ``role`` into the cluster with ``permissions`` (all of them: ACK replaces a role's grants)."""
+        alicloud.cs.KubernetesPermission(name, uid=role.role_id, permissions=permissions, opts=child_options(self))
+
+    def _role(
+        self, role_name: str, principals: Sequence[str], actions: Sequence[str], args: GpuAdminAccessArgs
+    ) -> alicloud.ram.Role:
+        cluster_name = args.cluster_name
+        role = alicloud.ram.Role(
+            role_name,
+            role_name=role_name,
+            description=f"{role_name}: GPU scheduling on ACK cluster {cluster_name}",
+            assume_role_policy_document=trust_policy(principals),
+            tags=dict(args.tags),
+            opts=child_options(self),
+        )
+        attached_policy(
+            f"{role_name}-policy",
+            self,
+            role,
+            role_name,
+            f"{role_name} on ACK cluster {cluster_name} only",
+            scoped_policy(actions, cluster_name),
+            args.tags,
+        )
+        return role

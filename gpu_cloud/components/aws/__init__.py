@@ -1,0 +1,33 @@
+"""AWS components for GPU clusters on EKS: network, peering, KMS, cluster, GPU pools, spot, access, storage."""
+
+from gpu_cloud.components.aws.cluster import GpuCluster, GpuClusterArgs
+from gpu_cloud.components.aws.identity import PodIdentityRole, PodIdentityRoleArgs
+from gpu_cloud.components.aws.kms import KmsKey, KmsKeyArgs
+from gpu_cloud.components.aws.network import PrivateNetwork, PrivateNetworkArgs
+from gpu_cloud.components.aws.node_pool import GpuNodePool, GpuNodePoolArgs, NodeGroupTarget
+from gpu_cloud.components.aws.peering import PrivateVpcPeering, PrivateVpcPeeringArgs
+from gpu_cloud.components.aws.rbac import GpuAdminAccess, GpuAdminAccessArgs
+from gpu_cloud.components.aws.spot import SpotGpuGroup, SpotGpuGroupArgs
+from gpu_cloud.components.aws.storage import CheckpointBucket, CheckpointBucketArgs
+
+__all__ = [
+    "CheckpointBucket",
+    "CheckpointBucketArgs",
+    "GpuAdminAccess",
+    "GpuAdminAccessArgs",
+    "GpuCluster",
+    "GpuClusterArgs",
+    "GpuNodePool",
+    "GpuNodePoolArgs",
+    "KmsKey",
+    "KmsKeyArgs",
+    "NodeGroupTarget",
+    "PodIdentityRole",
+    "PodIdentityRoleArgs",
+    "PrivateNetwork",
+    "PrivateNetworkArgs",
+    "PrivateVpcPeering",
+    "PrivateVpcPeeringArgs",
+    "SpotGpuGroup",
+    "SpotGpuGroupArgs",
+]

@@ -1,0 +1,348 @@
+"""Building blocks shared by GpuNodePool, SpotGpuGroup and the cluster's system pool: node role, launch template
+and node group.
+
+A node group here is always an EKS managed node group on a launch template that requires IMDSv2, gives no
+interface a public address and encrypts the root volume with the environment's key; the taints, labels and
+cluster-autoscaler tags come from a :class:`NodeGroupPlan`. GPU groups carry the GPU taint; the system group
+(CPU types, standard AMI) carries none, so that cluster add-ons have somewhere to run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+
+from gpu_cloud.components import labels
+from gpu_cloud.components.aws._iam import account_of, managed_policy_arn, service_trust
+from gpu_cloud.components.catalog import Cloud, InstanceType, lookup
+from gpu_cloud.components.spec import Problem
+from gpu_cloud.components.versions import EKS_AL2023_RELEASE_VERSIONS, EKS_GPU_AMI_TYPES
+
+__all__ = [
+    "NODE_POLICIES",
+    "SYSTEM_AMI_TYPES",
+    "NodeGroupPlan",
+    "NodeGroupTarget",
+    "catalog_types",
+    "declare_node_group",
+    "declare_node_role",
+    "node_labels",
+    "node_role",
+    "plan_problems",
+]
+
+NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly", "AmazonEKS_CNI_Policy")
+"""Managed policies of the node role (EKS User Guide, "Amazon EKS node IAM role": the worker node policy, ECR
+pull-only, and the VPC CNI policy while the vpc-cni add-on has no service-account role of its own)."""
+
+IMDS_HOP_LIMIT = 1
+"""IMDSv2 response hop limit: 1 keeps node credentials away from pods, which get theirs from IRSA or Pod
+Identity (EKS Best Practices Guide, Security, "Restrict access to the instance profile assigned to the worker
+node"). Host-network daemons (VPC CNI, Pod Identity agent) still reach IMDS."""
+
+ROOT_DEVICE = "/dev/xvda"
+"""Root device of the EKS AL2023 AMIs; on Bottlerocket it holds the OS only."""
+BOTTLEROCKET_DATA_DEVICE = "/dev/xvdb"
+"""Bottlerocket's data volume, where container images live (Bottlerocket README, "Storage")."""
+
+AUTOSCALER_TAG = "k8s.io/cluster-autoscaler"
+"""Prefix of the cluster autoscaler's discovery and node-template tags (cluster-autoscaler AWS provider README:
+auto-discovery, "Scaling a node group to 0")."""
+
+
+@dataclass(frozen=True)
+class NodeGroupTarget:
+    """Where node groups join: the cluster, its network and its key. Built from a GpuCluster and PrivateNetwork."""
+
+    cluster_name: pulumi.Input[str]
+    """The EKS cluster's name (an output of the cluster, so node groups wait for it)."""
+    kubernetes_version: str
+    """The cluster's Kubernetes minor version; nodes run the same."""
+    cluster_security_group_id: pulumi.Input[str]
+    """The cluster security group, put on every node interface (it allows all traffic between its members, which
+    EFA needs too)."""
+    kms_key_arn: pulumi.Input[str]
+    """The key that encrypts node volumes."""
+    subnets: Mapping[str, Sequence[pulumi.Input[str]]]
+    """Private subnet ids per zone."""
+
+
+@dataclass(frozen=True)
+class NodeGroupPlan:
+    """One managed node group, in plain data."""
+
+    suffix: str
+    """Child-name suffix after the component's name ("" for none)."""
+    node_group_name: str
+    """The EKS node group name (the autoscaler's priority expander matches it)."""
+    instance_types: tuple[InstanceType, ...]
+    """Catalog entries of the GPU instance types (empty for the system group)."""
+    capacity_type: str
+    """``ON_DEMAND`` or ``SPOT`` (EKS CreateNodegroup capacityType)."""
+    min_size: int
+    desired_size: int
+    max_size: int
+    disk_size_gib: int
+    zones: tuple[str, ...]
+    """Zones whose private subnets the group uses."""
+    labels: Mapping[str, str]
+    """Kubernetes node labels."""
+    taints: tuple[tuple[str, str], ...] = ()
+    """Extra NoSchedule taints (key, value) besides the GPU taint."""
+    ami_type: str | None = None
+    """The EKS AMI type; default AL2023 NVIDIA for the architecture."""
+    release_version: str | None = None
+    """The AMI release; default the AL2023 release pinned for the Kubernetes version."""
+    efa: bool = False
+    """Attach every EFA interface the instance type has."""
+    placement_group: bool = False
+    """Launch into a cluster placement group."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    cpu_instance_types: tuple[str, ...] = ()
+    """Non-GPU instance types of the system group, instead of ``instance_types``: no GPU taint, standard AMI."""
+
+    @property
+    def type_names(self) -> list[str]:
+        """The instance type names, GPU or not."""
+        return [t.name for t in self.instance_types] or list(self.cpu_instance_types)
+
+    @property
+    def arches(self) -> list[str]:
+        """The CPU architectures of the instance types, sorted, without repeats."""
+        return sorted({t.arch for t in self.instance_types} | {cpu_arch(n) for n in self.cpu_instance_types})
+
+    @property
+    def gpus(self) -> int:
+        """GPUs per node (the smallest type's count; 0 for the system group)."""
+        return min((t.gpu_count for t in self.instance_types), default=0)
+
+
+SYSTEM_AMI_TYPES = {"x86_64": "AL2023_x86_64_STANDARD", "arm64": "AL2023_ARM_64_STANDARD"}
+"""EKS AMI type of the (non-GPU) system node group by architecture (EKS API reference, Nodegroup amiType)."""
+
+_GRAVITON = re.compile(r"^[a-z]+\d+g[a-z]*\.")
+"""Graviton (arm64) instance families carry a ``g`` after the generation, e.g. m7g, c6gn, r8gd (EC2 User Guide,
+"Amazon EC2 instance type naming conventions": g = AWS Graviton processors). GPU families are in the catalog."""
+
+
+def cpu_arch(instance_type: str) -> str:
+    """The architecture of a non-GPU EC2 instance type."""
+    return "arm64" if _GRAVITON.match(instance_type) else "x86_64"
+
+
+GPU_TAINT_VALUE = "true"
+"""Value of the nvidia.com/gpu taint (EKS User Guide, "Use GPU AMIs": taint key nvidia.com/gpu, effect NoSchedule)."""
+
+
+def plan_problems(plan: NodeGroupPlan, target: NodeGroupTarget, path: str = "") -> list[Problem]:
+    """What keeps ``plan`` from being declared on ``target``: unknown zones, mixed architectures, AMI pins."""
+    prefix = f"{path}." if path else ""
+    problems = [
+        Problem(f"{prefix}zones", "no private subnet in that zone", zone)
+        for zone in plan.zones
+        if zone not in target.subnets
+    ]
+    arches = plan.arches
+    if len(arches) > 1:
+        problems.append(Problem(f"{prefix}instanceTypes", "mixes CPU architectures", arches))
+    ami_type = _ami_type(plan)
+    if ami_type.startswith("BOTTLEROCKET") and plan.release_version is None:
+        problems.append(Problem(f"{prefix}awsAmiReleaseVersion", "Bottlerocket pools must pin their AMI release", None))
+    elif plan.release_version is None and target.kubernetes_version not in EKS_AL2023_RELEASE_VERSIONS:
+        problems.append(
+            Problem(
+                f"{prefix}awsAmiReleaseVersion",
+                "no AL2023 release pinned for the Kubernetes version",
+                target.kubernetes_version,
+            )
+        )
+    if plan.efa and len({t.efa_interfaces for t in plan.instance_types}) > 1:
+        problems.append(
+            Problem(
+                f"{prefix}instanceTypes",
+                "EFA pools need types with the same EFA interface count",
+                [t.name for t in plan.instance_types],
+            )
+        )
+    if plan.placement_group and len(plan.zones) != 1:
+        problems.append(
+            Problem(f"{prefix}zones", "a cluster placement group lives in exactly one zone", list(plan.zones))
+        )
+    return problems
+
+
+def catalog_types(names: Sequence[str]) -> tuple[InstanceType, ...]:
+    """Catalog entries of ``names`` (already checked to exist)."""
+    found = tuple(t for name in names if (t := lookup(Cloud.AWS, name)) is not None)
+    assert len(found) == len(names)
+    return found
+
+
+def declare_node_role(name: str, parent: pulumi.Resource) -> tuple[aws.iam.Role, list[aws.iam.RolePolicyAttachment]]:
+    """The node role ``<name>-node-role`` and its managed policy attachments ``<name>-node-<policy>``."""
+    child = pulumi.ResourceOptions(parent=parent)
+    role = aws.iam.Role(
+        f"{name}-node-role",
+        description="EKS GPU nodes",
+        assume_role_policy=service_trust("ec2.amazonaws.com"),
+        opts=child,
+    )
+    account = account_of(parent)
+    attachments = [
+        aws.iam.RolePolicyAttachment(
+            f"{name}-node-{policy}",
+            role=role.name,
+            policy_arn=managed_policy_arn(account, policy),
+            opts=child,
+        )
+        for policy in NODE_POLICIES
+    ]
+    return role, attachments
+
+
+def node_role(
+    name: str, parent: pulumi.Resource, given: pulumi.Input[str] | None
+) -> tuple[pulumi.Output[str], list[pulumi.Resource]]:
+    """The given node role, or a new one (:func:`declare_node_role`) and the attachments node groups wait for."""
+    if given is not None:
+        return pulumi.Output.from_input(given), []
+    role, attachments = declare_node_role(name, parent)
+    return role.arn, list(attachments)
+
+
+def declare_node_group(
+    name: str,
+    parent: pulumi.Resource,
+    plan: NodeGroupPlan,
+    target: NodeGroupTarget,
+    node_role_arn: pulumi.Input[str],
+    depends_on: Sequence[pulumi.Resource] = (),
+) -> aws.eks.NodeGroup:
+    """Declare ``plan``: ``<base>-pg`` (placement group, if any), ``<base>-lt`` and ``<base>`` (the node group),
+    where base is ``name`` plus the plan's suffix."""
+    base = f"{name}-{plan.suffix}" if plan.suffix else name
+    child = pulumi.ResourceOptions(parent=parent)
+    placement = None
+    if plan.placement_group:
+        group = aws.ec2.PlacementGroup(f"{base}-pg", strategy="cluster", opts=child)
+        placement = aws.ec2.LaunchTemplatePlacementArgs(group_name=group.name)
+    template = aws.ec2.LaunchTemplate(
+        f"{base}-lt",
+        description=f"Nodes of {plan.node_group_name}",
+        update_default_version=True,
+        metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+            http_endpoint="enabled", http_tokens="required", http_put_response_hop_limit=IMDS_HOP_LIMIT
+        ),
+        block_device_mappings=_volumes(plan, target),
+        network_interfaces=_interfaces(plan, target),
+        placement=placement,
+        opts=child,
+    )
+    gpus = plan.gpus
+    taints = [*([(labels.GPU_TAINT_KEY, GPU_TAINT_VALUE)] if gpus else []), *plan.taints]
+    tags = pulumi.Output.from_input(target.cluster_name).apply(
+        lambda cluster: _autoscaler_tags(cluster, plan, gpus, taints)
+    )
+    return aws.eks.NodeGroup(
+        base,
+        cluster_name=target.cluster_name,
+        node_group_name=plan.node_group_name,
+        node_role_arn=node_role_arn,
+        subnet_ids=[subnet for zone in plan.zones for subnet in target.subnets.get(zone, [])],
+        ami_type=_ami_type(plan),
+        release_version=plan.release_version or EKS_AL2023_RELEASE_VERSIONS[target.kubernetes_version],
+        version=target.kubernetes_version,
+        capacity_type=plan.capacity_type,
+        instance_types=plan.type_names,
+        scaling_config=aws.eks.NodeGroupScalingConfigArgs(
+            min_size=plan.min_size, desired_size=plan.desired_size, max_size=plan.max_size
+        ),
+        labels=dict(plan.labels),
+        taints=[aws.eks.NodeGroupTaintArgs(key=k, value=v, effect="NO_SCHEDULE") for k, v in taints],
+        launch_template=aws.eks.NodeGroupLaunchTemplateArgs(id=template.id, version=template.latest_version.apply(str)),
+        # One node at a time: GPU capacity is scarce and training jobs checkpoint between disruptions.
+        update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
+        node_repair_config=aws.eks.NodeGroupNodeRepairConfigArgs(enabled=True),
+        tags=tags,
+        opts=pulumi.ResourceOptions(
+            parent=parent,
+            depends_on=list(depends_on),
+            # The cluster autoscaler owns the desired size once the group exists.
+            ignore_changes=["scalingConfig.desiredSize"],
+        ),
+    )
+
+
+def _ami_type(plan: NodeGroupPlan) -> str:
+    return plan.ami_type or (EKS_GPU_AMI_TYPES if plan.gpus else SYSTEM_AMI_TYPES)[plan.arches[0]]
+
+
+def _volumes(plan: NodeGroupPlan, target: NodeGroupTarget) -> list[aws.ec2.LaunchTemplateBlockDeviceMappingArgs]:
+    def volume(device: str, size: int | None) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs:
+        return aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+            device_name=device,
+            ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+                volume_type="gp3",
+                volume_size=size,
+                encrypted="true",
+                kms_key_id=target.kms_key_arn,
+                delete_on_termination="true",
+            ),
+        )
+
+    if _ami_type(plan).startswith("BOTTLEROCKET"):
+        # The OS volume keeps the AMI's size; images and pods go to the data volume.
+        return [volume(ROOT_DEVICE, None), volume(BOTTLEROCKET_DATA_DEVICE, plan.disk_size_gib)]
+    return [volume(ROOT_DEVICE, plan.disk_size_gib)]
+
+
+def _interfaces(plan: NodeGroupPlan, target: NodeGroupTarget) -> list[aws.ec2.LaunchTemplateNetworkInterfaceArgs]:
+    """Network interfaces: one ENA interface, or one EFA interface per network card.
+
+    EFA: the primary interface on network card 0 at device index 0, the others on network cards 1..n-1 at device
+    index 1 (EC2 User Guide, "Maximize network bandwidth on instances with multiple network cards"; AWS PCS
+    User Guide, EFA launch template example). pulumi-aws types associate_public_ip_address as a string.
+    """
+    count = plan.instance_types[0].efa_interfaces if plan.efa else 1
+    return [
+        aws.ec2.LaunchTemplateNetworkInterfaceArgs(
+            device_index=0 if card == 0 else 1,
+            network_card_index=card if plan.efa else None,
+            interface_type="efa" if plan.efa else None,
+            associate_public_ip_address="false",
+            delete_on_termination="true",
+            security_groups=[target.cluster_security_group_id],
+        )
+        for card in range(count)
+    ]
+
+
+def _autoscaler_tags(cluster: str, plan: NodeGroupPlan, gpus: int, taints: Sequence[tuple[str, str]]) -> dict[str, str]:
+    template = f"{AUTOSCALER_TAG}/node-template"
+    tags = {
+        **plan.tags,
+        f"{AUTOSCALER_TAG}/enabled": "true",
+        f"{AUTOSCALER_TAG}/{cluster}": "owned",
+    }
+    if gpus:
+        tags[f"{template}/resources/{labels.GPU_TAINT_KEY}"] = str(gpus)
+    if plan.efa:
+        tags[f"{template}/resources/vpc.amazonaws.com/efa"] = str(plan.instance_types[0].efa_interfaces)
+    tags.update({f"{template}/label/{k}": v for k, v in plan.labels.items()})
+    tags.update({f"{template}/taint/{k}": f"{v}:NoSchedule" for k, v in taints})
+    return tags
+
+
+def node_labels(name: str, purpose: str, gpu_class: str, capacity: str, extra: Mapping[str, str]) -> dict[str, str]:
+    """The shared node labels (components.labels) plus ``extra``."""
+    return {
+        labels.PURPOSE_LABEL: purpose,
+        labels.GPU_CLASS_LABEL: labels.label_value(gpu_class),
+        labels.POOL_LABEL: name,
+        labels.CAPACITY_LABEL: capacity,
+        **extra,
+    }

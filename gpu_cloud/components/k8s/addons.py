@@ -1,0 +1,293 @@
+"""GPU add-ons as Helm releases: device plugin, DCGM exporter, Prometheus/Grafana, prometheus-adapter, cluster
+autoscaler, and the GPU alerts.
+
+Releases are ``helm.v3.Release`` (Helm installs them in the cluster), never client-side rendered charts; every
+chart version is pinned in ``components.versions``. What the cloud already manages (ACK's device plugin and node
+autoscaler) is not installed: ``components.k8s.clouds`` decides.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+import yaml
+
+from gpu_cloud.components import labels, versions
+from gpu_cloud.components.k8s.clouds import profile
+from gpu_cloud.components.k8s.cuda import ImageFamily, image_family
+from gpu_cloud.components.k8s.monitoring import adapter_rules, alert_groups
+from gpu_cloud.components.k8s.scheduling import daemonset_tolerations
+from gpu_cloud.components.spec import AddonsSpec, Cloud, ConfigError, GpuNodePoolSpec, Problem, SpotGroupSpec
+
+__all__ = [
+    "AUTOSCALER_PRIORITIES",
+    "AUTOSCALER_SERVICE_ACCOUNT",
+    "MONITORING_NAMESPACE",
+    "SYSTEM_NAMESPACE",
+    "GpuAddons",
+    "GpuAddonsArgs",
+    "device_plugin_config",
+]
+
+MONITORING_NAMESPACE = "monitoring"
+"""Namespace of Prometheus, Grafana, the DCGM exporter and prometheus-adapter."""
+
+SYSTEM_NAMESPACE = "kube-system"
+"""Namespace of the device plugin and the cluster autoscaler."""
+
+AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
+"""The cluster autoscaler's ServiceAccount in SYSTEM_NAMESPACE; on AWS its role comes through EKS Pod Identity
+(components.aws.PodIdentityRole with the cluster-autoscaler statements)."""
+
+SYSTEM_NODES = {labels.PURPOSE_LABEL: labels.SYSTEM_PURPOSE}
+"""Node selector of the cluster-wide add-ons: the untainted system pool, never a GPU node."""
+
+PROMETHEUS_RELEASE = "kube-prometheus-stack"
+"""Release name of kube-prometheus-stack; its Prometheus Service is ``<release>-prometheus``."""
+
+AUTOSCALER_PRIORITIES: dict[str, list[str]] = {
+    "50": [f".*{re.escape(labels.SPOT_SUFFIX)}.*"],
+    "20": [f".*{re.escape(labels.FALLBACK_SUFFIX)}.*"],
+    "10": [".*"],
+}
+"""Priority expander: spot node groups first, their on-demand fall-back next, any other group last (higher wins;
+the autoscaler backs off a group that cannot scale and tries the next). Node group names (EKS: the ASG name
+``eks-<nodegroup>-<id>``) contain the node group name with its ``labels.SPOT_SUFFIX``/``FALLBACK_SUFFIX``. Keys are
+strings: Helm values travel as JSON, and the chart reads them with ``int``."""
+
+AUTOSCALER_ARGS: dict[str, str] = {
+    "expander": "priority",
+    "scale-down-enabled": "true",
+    "scale-down-utilization-threshold": "0.5",
+    "scale-down-unneeded-time": "10m",
+    "balance-similar-node-groups": "true",
+    "skip-nodes-with-system-pods": "false",
+}
+"""cluster-autoscaler flags (chart value ``extraArgs``): priority expander, and scale-down of nodes under half
+used for 10 minutes (cluster-autoscaler FAQ flags)."""
+
+
+@dataclass(frozen=True)
+class GpuAddonsArgs:
+    """Inputs of :class:`GpuAddons`.
+
+    Attributes:
+        addons: Which add-ons to install.
+        cloud: The cluster's cloud.
+        pools: Every GPU pool and spot group of the cluster (node agents run on them; time-sliced pools get their
+            device plugin config).
+        cluster_name: AWS: the EKS cluster name (autoscaler auto-discovery of its node groups' ASGs).
+        region: AWS: the cluster's region.
+    """
+
+    addons: AddonsSpec
+    cloud: Cloud
+    pools: Sequence[GpuNodePoolSpec | SpotGroupSpec] = ()
+    cluster_name: pulumi.Input[str] | None = None
+    region: str | None = None
+
+
+def device_plugin_config(pools: Sequence[GpuNodePoolSpec | SpotGroupSpec]) -> dict[str, str]:
+    """The device plugin's named configs (chart value ``config.map``): ``default`` without sharing, and one per
+    time-sliced pool (nodes pick it with ``DEVICE_PLUGIN_CONFIG_LABEL=<pool name>``)."""
+    configs = {"default": _plugin_config(None)}
+    for pool in pools:
+        replicas = pool.gpu_time_slicing_replicas if isinstance(pool, GpuNodePoolSpec) else None
+        if replicas is not None:
+            configs[pool.name] = _plugin_config(replicas)
+    return configs
+
+
+def _plugin_config(replicas: int | None) -> str:
+    # NVIDIA k8s-device-plugin config file, version v1 ("Shared Access to GPUs with CUDA Time-Slicing").
+    config: dict[str, Any] = {"version": "v1", "flags": {"migStrategy": "none"}}
+    if replicas is not None:
+        config["sharing"] = {
+            "timeSlicing": {
+                "renameByDefault": False,
+                "failRequestsGreaterThanOne": True,
+                "resources": [{"name": labels.GPU_TAINT_KEY, "replicas": replicas}],
+            }
+        }
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+class GpuAddons(pulumi.ComponentResource):
+    """GPU add-ons of one cluster.
+
+    Children (each only when enabled and not managed by the cloud): Namespace ``monitoring``; Releases
+    ``nvidia-device-plugin`` (AWS), ``dcgm-exporter``, ``kube-prometheus-stack``, ``prometheus-adapter``,
+    ``cluster-autoscaler`` (AWS); PrometheusRule ``gpu-alerts``.
+    """
+
+    releases: dict[str, k8s.helm.v3.Release]
+    """The Helm releases by release name."""
+
+    def __init__(self, name: str, args: GpuAddonsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        cloud = profile(args.cloud)
+        install_autoscaler = args.addons.cluster_autoscaler and cloud.installs_cluster_autoscaler
+        problems: list[Problem] = []
+        if args.addons.prometheus_adapter and not args.addons.monitoring:
+            problems.append(Problem("addons.prometheusAdapter", "needs monitoring (its Prometheus)", True))
+        if install_autoscaler:
+            for field_name in ("cluster_name", "region"):
+                if getattr(args, field_name) is None:
+                    problems.append(Problem(field_name, "required for the cluster autoscaler on aws", None))
+        if problems:
+            raise ConfigError(problems)
+        super().__init__("gpucloud:k8s:GpuAddons", name, None, opts)
+        self.releases = {}
+        plugin_pools = [p for p in args.pools if image_family(args.cloud, p) is not ImageFamily.BOTTLEROCKET_NVIDIA]
+        if cloud.installs_device_plugin and plugin_pools:
+            # Bottlerocket NVIDIA variants run their own device plugin; the chart's default affinity needs NFD labels.
+            self._release(
+                name,
+                versions.NVIDIA_DEVICE_PLUGIN_CHART,
+                SYSTEM_NAMESPACE,
+                {
+                    "tolerations": daemonset_tolerations(),
+                    "affinity": _pool_affinity("In", sorted(p.name for p in plugin_pools)),
+                    "config": {"map": device_plugin_config(plugin_pools), "default": "default"},
+                },
+            )
+        if args.addons.monitoring:
+            namespace = k8s.core.v1.Namespace(
+                f"{name}-{MONITORING_NAMESPACE}",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=MONITORING_NAMESPACE),
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            stack = self._release(name, versions.KUBE_PROMETHEUS_STACK_CHART, namespace, _prometheus_values())
+            self._release(name, versions.DCGM_EXPORTER_CHART, namespace, _dcgm_values(), depends_on=[stack])
+            k8s.apiextensions.CustomResource(
+                f"{name}-gpu-alerts",
+                api_version="monitoring.coreos.com/v1",
+                kind="PrometheusRule",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name="gpu-alerts", namespace=namespace.metadata.name),
+                spec={"groups": alert_groups()},
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[stack]),
+            )
+            if args.addons.prometheus_adapter:
+                adapter = {
+                    "prometheus": {
+                        "url": f"http://{PROMETHEUS_RELEASE}-prometheus.{MONITORING_NAMESPACE}.svc",
+                        "port": 9090,
+                    },
+                    "rules": {"custom": adapter_rules()},
+                    "nodeSelector": SYSTEM_NODES,
+                }
+                self._release(name, versions.PROMETHEUS_ADAPTER_CHART, namespace, adapter, depends_on=[stack])
+        if install_autoscaler:
+            self._release(
+                name,
+                versions.CLUSTER_AUTOSCALER_CHART,
+                SYSTEM_NAMESPACE,
+                {
+                    "cloudProvider": "aws",
+                    "awsRegion": args.region,
+                    "autoDiscovery": {"clusterName": args.cluster_name},
+                    "rbac": {"serviceAccount": {"name": AUTOSCALER_SERVICE_ACCOUNT}},
+                    "nodeSelector": SYSTEM_NODES,
+                    "extraArgs": AUTOSCALER_ARGS,
+                    "expanderPriorities": AUTOSCALER_PRIORITIES,
+                },
+            )
+        self.register_outputs({"releases": list(self.releases)})
+
+    def _release(
+        self,
+        name: str,
+        chart: versions.HelmChart,
+        namespace: str | k8s.core.v1.Namespace,
+        values: dict[str, Any],
+        depends_on: list[pulumi.Resource] | None = None,
+    ) -> k8s.helm.v3.Release:
+        release = k8s.helm.v3.Release(
+            f"{name}-{chart.name}",
+            k8s.helm.v3.ReleaseArgs(
+                name=chart.name,
+                chart=chart.name,
+                version=chart.version,
+                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=chart.repo),
+                namespace=namespace if isinstance(namespace, str) else namespace.metadata.name,
+                values=values,
+            ),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on),
+        )
+        self.releases[chart.name] = release
+        return release
+
+
+def _pool_affinity(operator: str, pools: list[str] | None = None) -> dict[str, Any]:
+    expression: dict[str, Any] = {"key": labels.POOL_LABEL, "operator": operator}
+    if pools is not None:
+        expression["values"] = pools
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [expression]}]
+            }
+        }
+    }
+
+
+def _prometheus_values() -> dict[str, Any]:
+    # The stack's Deployments and StatefulSets on the system pool (chart values prometheusOperator.nodeSelector,
+    # prometheus.prometheusSpec.nodeSelector, alertmanager.alertmanagerSpec.nodeSelector and the grafana and
+    # kube-state-metrics subcharts' nodeSelector); the node exporter DaemonSet stays on every node.
+    return {
+        "prometheusOperator": {"nodeSelector": SYSTEM_NODES},
+        "prometheus": {
+            "prometheusSpec": {
+                # Select every ServiceMonitor and PrometheusRule, not only those labelled for this release.
+                "serviceMonitorSelectorNilUsesHelmValues": False,
+                "ruleSelectorNilUsesHelmValues": False,
+                "nodeSelector": SYSTEM_NODES,
+            }
+        },
+        "alertmanager": {"alertmanagerSpec": {"nodeSelector": SYSTEM_NODES}},
+        # kube_node_labels carries only allow-listed node labels: the pool label joins GPU series to pools.
+        "kube-state-metrics": {
+            "metricLabelsAllowlist": [f"nodes=[{labels.POOL_LABEL}]"],
+            "nodeSelector": SYSTEM_NODES,
+        },
+        "grafana": {
+            "nodeSelector": SYSTEM_NODES,
+            "dashboardProviders": {
+                "dashboardproviders.yaml": {
+                    "apiVersion": 1,
+                    "providers": [
+                        {
+                            "name": "gpu",
+                            "orgId": 1,
+                            "folder": "GPU",
+                            "type": "file",
+                            "disableDeletion": True,
+                            "options": {"path": "/var/lib/grafana/dashboards/gpu"},
+                        }
+                    ],
+                }
+            },
+            "dashboards": {"gpu": {"nvidia-dcgm-exporter": dict(versions.GRAFANA_DCGM_DASHBOARD)}},
+        },
+    }
+
+
+def _dcgm_values() -> dict[str, Any]:
+    return {
+        "tolerations": daemonset_tolerations(),
+        "affinity": _pool_affinity("Exists"),
+        "serviceMonitor": {
+            "enabled": True,
+            "interval": "15s",
+            # Keep the namespace/pod of the GPU's workload (the exporter's Kubernetes mapping) over the target's.
+            "honorLabels": True,
+            "relabelings": [
+                {"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node", "action": "replace"}
+            ],
+        },
+    }

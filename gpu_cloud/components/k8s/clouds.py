@@ -1,0 +1,90 @@
+"""What differs between EKS and ACK for the Kubernetes layer, in one table instead of branches in every component.
+
+Each value is documented by its cloud; the comment beside it says where.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gpu_cloud.components.spec import Cloud
+
+__all__ = ["CloudProfile", "profile"]
+
+
+@dataclass(frozen=True)
+class CloudProfile:
+    """The Kubernetes-side facts of one cloud.
+
+    Attributes:
+        cloud: The cloud.
+        internal_load_balancer_annotations: Service annotations that make a LoadBalancer Service internal.
+        workload_identity_annotation: ServiceAccount annotation naming the cloud role a pod assumes; None where the
+            cloud binds roles to ServiceAccounts outside the cluster.
+        workload_identity_namespace_labels: Namespace labels the cloud's identity webhook needs.
+        installs_device_plugin: The layer installs the NVIDIA device plugin (False: the cloud manages it).
+        installs_cluster_autoscaler: The layer installs the cluster autoscaler (False: the cloud manages it).
+        shared_gpu_resource: Extended resource a pod requests on a pool that shares GPUs; ``nvidia.com/gpu``
+            counts time-sliced replicas, ``aliyun.com/gpu-mem`` counts GiB of GPU memory.
+    """
+
+    cloud: Cloud
+    internal_load_balancer_annotations: Mapping[str, str]
+    workload_identity_annotation: str | None
+    workload_identity_namespace_labels: Mapping[str, str]
+    installs_device_plugin: bool
+    installs_cluster_autoscaler: bool
+    shared_gpu_resource: str
+
+
+_PROFILES = {
+    Cloud.AWS: CloudProfile(
+        cloud=Cloud.AWS,
+        # EKS reconciles LoadBalancer Services with the cloud provider's own service controller unless the AWS Load
+        # Balancer Controller is installed ("By default, Kubernetes Service resources of type LoadBalancer get
+        # reconciled by the Kubernetes controller built into the CloudProvider component ... (in-tree controller)",
+        # kubernetes-sigs.github.io/aws-load-balancer-controller/v2.5/guide/service/nlb/). That controller reads
+        # aws-load-balancer-type "nlb" and aws-load-balancer-internal "true" (an internal NLB; annotation list of the
+        # cloud provider's AWS service controller, as used in kubernetes/kubernetes#114111). The layer installs no
+        # Load Balancer Controller, so its "external"/"scheme" annotations would leave the Service pending.
+        internal_load_balancer_annotations={
+            "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
+            "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+        },
+        # EKS Pod Identity: an association (components.aws.PodIdentityRole) binds the ServiceAccount to its role in
+        # the EKS API, and the eks-pod-identity-agent hands pods the credentials; the ServiceAccount needs no
+        # annotation (docs.aws.amazon.com/eks/latest/userguide/pod-identities.html, "EKS Pod Identity overview").
+        workload_identity_annotation=None,
+        workload_identity_namespace_labels={},
+        installs_device_plugin=True,
+        installs_cluster_autoscaler=True,
+        # Time-slicing replicas are still advertised as nvidia.com/gpu (renameByDefault false).
+        shared_gpu_resource="nvidia.com/gpu",
+    ),
+    Cloud.ALICLOUD: CloudProfile(
+        cloud=Cloud.ALICLOUD,
+        # ACK CLB annotations: "To create an internal-facing CLB instance, set the value to intranet."
+        # alibabacloud.com/help/en/cs/add-annotations-to-the-yaml-file-of-a-service-to-configure-clb-instances
+        internal_load_balancer_annotations={
+            "service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type": "intranet"
+        },
+        # RRSA through ack-pod-identity-webhook: service account annotation pod-identity.alibabacloud.com/role-name,
+        # namespace label pod-identity.alibabacloud.com/injection=on. alibabacloud.com/help/doc-detail/600451.html
+        workload_identity_annotation="pod-identity.alibabacloud.com/role-name",
+        workload_identity_namespace_labels={"pod-identity.alibabacloud.com/injection": "on"},
+        # ACK runs its own ack-nvidia-device-plugin on GPU nodes (kube-system, component=nvidia-device-plugin;
+        # alibabacloud.com/help/en/document_detail/207292.html) and scales node pools with its managed autoscaler
+        # (the node pool's scaling settings, the cluster component's business).
+        installs_device_plugin=False,
+        installs_cluster_autoscaler=False,
+        # ACK GPU sharing: pods request GPU memory in GiB as aliyun.com/gpu-mem on nodes labelled
+        # ack.node.gpu.schedule=share (the node pool's label). alibabacloud.com/help/doc-detail/2523313.html
+        shared_gpu_resource="aliyun.com/gpu-mem",
+    ),
+}
+
+
+def profile(cloud: Cloud) -> CloudProfile:
+    """The Kubernetes-side facts of ``cloud``."""
+    return _PROFILES[cloud]

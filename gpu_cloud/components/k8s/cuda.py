@@ -1,0 +1,165 @@
+"""Which CUDA a GPU node can run: the driver branch each node image family ships, what each CUDA release needs.
+
+A workload names the CUDA version its image needs (and optionally its framework, whose CUDA version comes from
+the framework's tested configurations). :func:`cuda_problems` says, before anything is registered, when the
+workload's pool runs a driver too old for it.
+
+The check is made per driver branch (the major version, e.g. 535): every release of a branch that a node image
+ships is at least the branch's first CUDA-toolkit driver. It uses NVIDIA's toolkit-driver table, not CUDA minor
+version compatibility, which runs newer 12.x builds on older 12.x drivers only "with limited feature-set" (no
+PTX JIT; docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from gpu_cloud.components.spec import Cloud, GpuNodePoolSpec, InferenceServiceSpec, Problem, SpotGroupSpec
+
+__all__ = [
+    "ACK_DRIVER_VERSION_LABEL",
+    "CUDA_MIN_DRIVER",
+    "DRIVER_BRANCH",
+    "FRAMEWORK_CUDA",
+    "ImageFamily",
+    "cuda_problems",
+    "driver_branch",
+    "image_family",
+    "max_cuda",
+]
+
+
+class ImageFamily(StrEnum):
+    """A node image family that brings its own NVIDIA driver."""
+
+    EKS_AL2023_NVIDIA = "EKS AL2023 NVIDIA AMI"
+    BOTTLEROCKET_NVIDIA = "Bottlerocket NVIDIA"
+    ACK_GPU = "ACK GPU node image"
+
+
+DRIVER_BRANCH: dict[ImageFamily, int] = {
+    # "AL2023 [...] already use the 570 branch" (awslabs/amazon-eks-ami issue #2379, maintainer, 2025-08-19).
+    ImageFamily.EKS_AL2023_NVIDIA: 570,
+    # aws-k8s-1.31-nvidia ships 570.148.08 from Bottlerocket 1.41.0 on (bottlerocket.dev/en/os/1.41.x/
+    # version-information/gpu-drivers/1.41.0), 570.195.03 in 1.50.0, 580 later.
+    ImageFamily.BOTTLEROCKET_NVIDIA: 570,
+    # ACK 1.28 and later: default driver 535.161.07 (alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/
+    # user-guide/ack-supported-nvidia-driver-version-list). A node pool can pin another supported version with the
+    # ack.aliyun.com/nvidia-driver-version label (see driver_branch).
+    ImageFamily.ACK_GPU: 535,
+}
+"""The oldest NVIDIA driver branch a current image of each family ships (the conservative choice)."""
+
+ACK_DRIVER_VERSION_LABEL = "ack.aliyun.com/nvidia-driver-version"
+"""ACK node pool label that installs a given driver version on new GPU nodes
+(alibabacloud.com/help/en/document_detail/207292.html)."""
+
+CUDA_MIN_DRIVER: dict[str, str] = {
+    "11.8": "520.61.05",
+    "12.0": "525.60.13",
+    "12.1": "530.30.02",
+    "12.2": "535.54.03",
+    "12.3": "545.23.06",
+    "12.4": "550.54.14",
+    "12.5": "555.42.02",
+    "12.6": "560.28.03",
+    "12.8": "570.26",
+    "12.9": "575.51.03",
+    "13.0": "580.65.06",
+}
+"""Minimum Linux x86_64 driver of each CUDA release (GA): NVIDIA CUDA Toolkit Release Notes, table "CUDA Toolkit
+and Corresponding Driver Versions" (docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html)."""
+
+FRAMEWORK_CUDA: dict[str, str] = {
+    "tensorflow-2.12": "11.8",
+    "tensorflow-2.13": "11.8",
+    "tensorflow-2.14": "11.8",
+    "tensorflow-2.15": "12.2",
+    "tensorflow-2.16": "12.3",
+    "tensorflow-2.17": "12.3",
+    "tensorflow-2.18": "12.5",
+}
+"""CUDA version each framework release is built and tested with: TensorFlow "Tested build configurations", Linux
+GPU (tensorflow.org/install/source#gpu; e.g. tensorflow-2.12.0: cuDNN 8.6, CUDA 11.8)."""
+
+
+def image_family(cloud: Cloud, pool: GpuNodePoolSpec | SpotGroupSpec) -> ImageFamily:
+    """The node image family of ``pool`` on ``cloud`` (AWS default: AL2023 NVIDIA, as the AWS node pool)."""
+    if cloud is Cloud.ALICLOUD:
+        return ImageFamily.ACK_GPU
+    ami_type = pool.aws_ami_type if isinstance(pool, GpuNodePoolSpec) else None
+    if ami_type is not None and ami_type.startswith("BOTTLEROCKET"):
+        return ImageFamily.BOTTLEROCKET_NVIDIA
+    return ImageFamily.EKS_AL2023_NVIDIA
+
+
+def driver_branch(cloud: Cloud, pool: GpuNodePoolSpec | SpotGroupSpec, driver_version: str | None = None) -> int:
+    """The NVIDIA driver branch ``pool``'s nodes run.
+
+    Args:
+        cloud: The pool's cloud.
+        pool: The pool or spot group.
+        driver_version: The driver the cloud component pins on the pool, if any (e.g. ``550.144.03``); an ACK
+            pool's ``ack.aliyun.com/nvidia-driver-version`` label counts too. Default: the image family's branch.
+    """
+    pinned = driver_version or (
+        pool.labels.get(ACK_DRIVER_VERSION_LABEL) if isinstance(pool, GpuNodePoolSpec) else None
+    )
+    if pinned:
+        return int(pinned.split(".", 1)[0])
+    return DRIVER_BRANCH[image_family(cloud, pool)]
+
+
+def max_cuda(branch: int) -> str | None:
+    """The newest CUDA release a driver of ``branch`` runs, or None for a branch older than every CUDA listed."""
+    runnable = [cuda for cuda, driver in CUDA_MIN_DRIVER.items() if _major(driver) <= branch]
+    return max(runnable, key=_cuda_key) if runnable else None
+
+
+def cuda_problems(
+    cloud: Cloud,
+    service: InferenceServiceSpec,
+    pool: GpuNodePoolSpec | SpotGroupSpec,
+    driver_version: str | None = None,
+) -> list[Problem]:
+    """What keeps ``service`` from running on ``pool``: an unknown CUDA release or framework, or a driver too old."""
+    needs: list[tuple[str, str, str]] = []  # (field, CUDA version, what asks for it)
+    problems: list[Problem] = []
+    if service.cuda_version is not None:
+        if service.cuda_version in CUDA_MIN_DRIVER:
+            needs.append(("cudaVersion", service.cuda_version, f"CUDA {service.cuda_version}"))
+        else:
+            known = ", ".join(CUDA_MIN_DRIVER)
+            problems.append(
+                Problem("cudaVersion", f"not a CUDA release of the driver table ({known})", service.cuda_version)
+            )
+    if service.framework is not None:
+        if service.framework in FRAMEWORK_CUDA:
+            cuda = FRAMEWORK_CUDA[service.framework]
+            needs.append(("framework", cuda, f"CUDA {cuda} ({service.framework})"))
+        else:
+            known = ", ".join(FRAMEWORK_CUDA)
+            problems.append(Problem("framework", f"not a framework of the CUDA table ({known})", service.framework))
+    branch = driver_branch(cloud, pool, driver_version)
+    family = image_family(cloud, pool)
+    for field, cuda, what in needs:
+        if _major(CUDA_MIN_DRIVER[cuda]) > branch:
+            problems.append(
+                Problem(
+                    field,
+                    f"inference service {service.name!r} needs {what}, but pool {pool.name!r} runs NVIDIA driver "
+                    f"{branch} ({family}), which runs CUDA up to {max_cuda(branch)}; CUDA {cuda} needs driver "
+                    f"{CUDA_MIN_DRIVER[cuda]} or later",
+                    cuda,
+                )
+            )
+    return problems
+
+
+def _major(driver: str) -> int:
+    return int(driver.split(".", 1)[0])
+
+
+def _cuda_key(cuda: str) -> tuple[int, int]:
+    major, minor = cuda.split(".")
+    return int(major), int(minor)

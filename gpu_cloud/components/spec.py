@@ -1,0 +1,690 @@
+"""The typed vocabulary of a GPU environment: frozen pydantic specs shared by both clouds.
+
+Every spec is immutable and rejects unknown fields. Field names are snake_case in Python and camelCase
+in stack config files (``nodePools``, ``vpcCidr``). A spec validates itself; checks that need the cloud
+(the instance catalog, key rotation bounds, principal formats) live in :func:`cloud_problems`, which
+:class:`StackConfig` and the components both run, so that nothing is registered from invalid input.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from ipaddress import IPv4Network
+from typing import Annotated, Any, Literal
+
+import pulumi
+from pulumi.runtime import config as runtime_config
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.alias_generators import to_camel
+
+from gpu_cloud.components.catalog import Cloud, lookup
+
+__all__ = [
+    "SYSTEM_POOL_NAME",
+    "AccessSpec",
+    "AddonsSpec",
+    "CheckpointBucketSpec",
+    "Cloud",
+    "ClusterSpec",
+    "ConfigError",
+    "EgressMode",
+    "GpuMetric",
+    "GpuNodePoolSpec",
+    "InferenceServiceSpec",
+    "KmsKeySpec",
+    "NetworkSpec",
+    "PeeringSpec",
+    "PoolPurpose",
+    "Problem",
+    "SpotGroupSpec",
+    "StackConfig",
+    "SubnetSpec",
+    "TrainingSpec",
+    "cloud_problems",
+    "load_stack_config",
+    "parse_stack_config",
+    "pool_problems",
+    "spot_problems",
+    "system_pool_problems",
+]
+
+# Bounds of automatic key rotation the clouds accept, in days. AWS: RotationPeriodInDays 90..2560
+# (AWS KMS API reference, EnableKeyRotation). Alibaba Cloud: the environment's 90-day rule caps the
+# KMS rotation interval (7 days minimum per the KMS CreateKey API, RotationInterval) at 90.
+AWS_ROTATION_DAYS = (90, 2560)
+ALICLOUD_ROTATION_DAYS = (7, 90)
+
+# Deletion windows the clouds accept, in days: AWS PendingWindowInDays 7..30 (KMS ScheduleKeyDeletion);
+# Alibaba PendingWindowInDays 7..366 (KMS ScheduleKeyDeletion). The protect-stateful policy wants >= 30.
+DELETION_WINDOW_DAYS = (7, 30)
+
+REQUIRED_TAGS = ("environment", "owner", "cost-center")
+"""Tags every environment carries (the required-tags policy's default)."""
+
+SYSTEM_POOL_NAME = "system"
+"""The name of the untainted, non-GPU pool every cluster gets for its add-ons; no GPU pool may take it."""
+
+# Instance type names (EC2 User Guide, "Amazon EC2 instance type naming conventions": family, generation,
+# attributes, a dot, the size; ECS: "ecs.<family>.<size>", Alibaba Cloud ECS "Instance type naming").
+_INSTANCE_TYPE_NAMES = {
+    Cloud.AWS: re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$"),
+    Cloud.ALICLOUD: re.compile(r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$"),
+}
+# Accelerated families, GPU or not, that must never be an untainted system node: EC2 accelerated computing
+# (p, g, gr, inf, trn, dl, f, vt families) and ECS GPU/FPGA families (gn*, ebmgn*, sgn*, vgn*, f*).
+_ACCELERATED_FAMILIES = {
+    Cloud.AWS: re.compile(r"^(p|g|gr|inf|trn|dl|f|vt)\d"),
+    Cloud.ALICLOUD: re.compile(r"^ecs\.(gn|ebmgn|sgn|vgn|f)\d"),
+}
+
+_K8S_NAME = r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$"
+_AWS_PRINCIPAL = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")
+_ALICLOUD_PRINCIPAL = re.compile(r"^acs:ram::\d+:(role|user)/[\w+=,.@/-]+$")
+
+K8sName = Annotated[str, Field(pattern=_K8S_NAME, description="A DNS-1123 label of at most 40 characters.")]
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True, use_attribute_docstrings=True
+    )
+
+
+class EgressMode(StrEnum):
+    """How private GPU nodes reach the internet."""
+
+    NAT = "nat"
+    """NAT gateways in small public subnets that hold nothing else."""
+    ENDPOINTS_ONLY = "endpoints-only"
+    """No internet path at all: only private endpoints to cloud services."""
+
+
+class PoolPurpose(StrEnum):
+    """What a GPU pool runs."""
+
+    TRAINING = "training"
+    INFERENCE = "inference"
+
+
+class GpuMetric(StrEnum):
+    """The GPU signal inference autoscaling follows (from the DCGM exporter via prometheus-adapter)."""
+
+    UTILIZATION = "gpu-utilization"
+    """DCGM_FI_DEV_GPU_UTIL."""
+    MEMORY = "gpu-memory"
+    """Framebuffer used over total: DCGM_FI_DEV_FB_USED / (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)."""
+
+
+class SubnetSpec(_Spec):
+    """One subnet (a vswitch on Alibaba Cloud) in one zone."""
+
+    zone: str = Field(min_length=1)
+    """The availability zone, e.g. ``us-east-1a`` or ``cn-hangzhou-h``."""
+    cidr: IPv4Network
+    """The subnet's IPv4 range; must lie inside the VPC."""
+
+
+class NetworkSpec(_Spec):
+    """A private VPC for GPU nodes."""
+
+    vpc_cidr: IPv4Network
+    """The VPC's IPv4 range."""
+    private_subnets: tuple[SubnetSpec, ...] = Field(min_length=2)
+    """Private subnets for nodes, at least two zones."""
+    egress: EgressMode = EgressMode.NAT
+    """How nodes reach the internet."""
+    nat_subnets: tuple[SubnetSpec, ...] = ()
+    """Small subnets that hold only NAT gateways (AWS: public; required when egress is nat on AWS)."""
+    nat_per_zone: bool = True
+    """One NAT gateway per zone (prod) or a single shared one (dev)."""
+    flow_log_retention_days: int = Field(default=90, ge=1, le=3653)
+    """How long VPC flow logs are kept."""
+
+    @model_validator(mode="after")
+    def _subnets_fit(self) -> NetworkSpec:
+        problems: list[Problem] = []
+        subnets = [("privateSubnets", i, s) for i, s in enumerate(self.private_subnets)]
+        subnets += [("natSubnets", i, s) for i, s in enumerate(self.nat_subnets)]
+        for field, i, subnet in subnets:
+            if not subnet.cidr.subnet_of(self.vpc_cidr):
+                problems.append(Problem(f"{field}.{i}.cidr", f"not inside vpcCidr {self.vpc_cidr}", str(subnet.cidr)))
+        for a, (fa, ia, sa) in enumerate(subnets):
+            for fb, ib, sb in subnets[a + 1 :]:
+                if sa.cidr.overlaps(sb.cidr):
+                    problems.append(Problem(f"{fb}.{ib}.cidr", f"overlaps {fa}.{ia} ({sa.cidr})", str(sb.cidr)))
+        zones = [s.zone for s in self.private_subnets]
+        if len(set(zones)) < 2:
+            problems.append(Problem("privateSubnets", "needs subnets in at least two zones", zones))
+        if self.egress is EgressMode.ENDPOINTS_ONLY and self.nat_subnets:
+            problems.append(Problem("natSubnets", "must be empty when egress is endpoints-only", len(self.nat_subnets)))
+        _raise(problems)
+        return self
+
+    @property
+    def zones(self) -> tuple[str, ...]:
+        """The zones of the private subnets, in order, without repeats."""
+        return tuple(dict.fromkeys(s.zone for s in self.private_subnets))
+
+
+class KmsKeySpec(_Spec):
+    """A customer-managed KMS key with automatic rotation."""
+
+    rotation_days: int = Field(default=90, ge=1)
+    """Days between automatic rotations; the policy allows at most 90."""
+    deletion_window_days: int = Field(default=30, ge=DELETION_WINDOW_DAYS[0], le=DELETION_WINDOW_DAYS[1])
+    """Days a deleted key stays recoverable."""
+    alicloud_kms_instance_id: str | None = None
+    """Alibaba Cloud only: the dedicated KMS instance that holds the key."""
+
+
+class ClusterSpec(_Spec):
+    """The managed Kubernetes control plane."""
+
+    kubernetes_version: str = Field(default="1.31", pattern=r"^1\.\d{2}$")
+    """The Kubernetes minor version, e.g. ``1.31``; node images follow it."""
+    log_retention_days: int = Field(default=90, ge=1, le=3653)
+    """How long control-plane logs are kept."""
+    system_instance_types: tuple[str, ...] = ()
+    """Non-GPU instance types of the untainted system pool where coredns, the cluster autoscaler and monitoring
+    run; empty means the cloud component's default."""
+    system_min_size: int = Field(default=2, ge=1, le=100)
+    """Fewest system nodes (two, so the add-ons survive the loss of one)."""
+    system_max_size: int = Field(default=4, ge=1, le=100)
+    """Most system nodes."""
+    system_disk_size_gib: int = Field(default=100, ge=40, le=2048)
+    """Disk size of each system node in GiB (the root volume on AWS, the data disk on Alibaba Cloud)."""
+
+    @model_validator(mode="after")
+    def _system_sizes(self) -> ClusterSpec:
+        if self.system_min_size > self.system_max_size:
+            _raise(
+                [Problem("systemMinSize", f"greater than systemMaxSize {self.system_max_size}", self.system_min_size)]
+            )
+        return self
+
+
+class GpuNodePoolSpec(_Spec):
+    """A pool of on-demand GPU nodes for training or inference."""
+
+    name: K8sName
+    """The pool's name, unique in the environment."""
+    purpose: PoolPurpose
+    """Training or inference."""
+    instance_types: tuple[str, ...] = Field(min_length=1)
+    """GPU instance types from the catalog of the environment's cloud."""
+    min_size: int = Field(ge=0, le=1000)
+    """Fewest nodes (0 lets the pool scale to zero)."""
+    desired_size: int = Field(ge=0, le=1000)
+    """Nodes at creation; the cluster autoscaler owns it afterwards."""
+    max_size: int = Field(ge=1, le=1000)
+    """Most nodes."""
+    disk_size_gib: int = Field(default=200, ge=50, le=16384)
+    """Root (system) disk size in GiB; container images of GPU frameworks are large."""
+    efa: bool = False
+    """AWS only: attach every EFA interface the instance type supports (training on EFA types)."""
+    placement_group: bool = False
+    """Place nodes close together (AWS cluster placement group) for NCCL all-reduce."""
+    zones: tuple[str, ...] = ()
+    """Zones to use; empty means every private subnet's zone. EFA training pools need exactly one."""
+    aws_ami_type: (
+        Literal[
+            "AL2023_x86_64_NVIDIA", "AL2023_ARM_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA", "BOTTLEROCKET_ARM_64_NVIDIA"
+        ]
+        | None
+    ) = None
+    """AWS only: the EKS AMI type; default AL2023 NVIDIA for the instance type's architecture."""
+    aws_ami_release_version: str | None = None
+    """AWS only: pin the AMI release so driver updates are deliberate rolling updates."""
+    gpu_time_slicing_replicas: int | None = Field(default=None, ge=2, le=16)
+    """Inference only: share each GPU between this many pods (time-slicing / GPU sharing)."""
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Extra Kubernetes node labels."""
+
+    @model_validator(mode="after")
+    def _coherent(self) -> GpuNodePoolSpec:
+        problems = _size_problems(self.min_size, self.desired_size, self.max_size)
+        if self.purpose is not PoolPurpose.TRAINING:
+            for field in ("efa", "placement_group"):
+                if getattr(self, field):
+                    problems.append(Problem(to_camel(field), "only training pools use it", True))
+        if self.purpose is not PoolPurpose.INFERENCE and self.gpu_time_slicing_replicas is not None:
+            problems.append(
+                Problem("gpuTimeSlicingReplicas", "only inference pools share GPUs", self.gpu_time_slicing_replicas)
+            )
+        if self.efa and len(self.zones) != 1:
+            problems.append(Problem("zones", "an EFA training pool runs in exactly one zone", list(self.zones)))
+        _raise(problems)
+        return self
+
+
+class SpotGroupSpec(_Spec):
+    """Spot GPU capacity over diversified instance types, with an on-demand fall-back pool."""
+
+    name: K8sName
+    """The group's name, unique in the environment."""
+    purpose: PoolPurpose
+    """Training (non-critical) or inference."""
+    instance_types: tuple[str, ...] = Field(min_length=2)
+    """At least two catalog types of the same GPU class, so one spot pool's shortage is not an outage."""
+    min_size: int = Field(default=0, ge=0, le=1000)
+    """Fewest spot nodes."""
+    desired_size: int = Field(default=0, ge=0, le=1000)
+    """Spot nodes at creation; the autoscaler owns it afterwards."""
+    max_size: int = Field(ge=1, le=1000)
+    """Most spot nodes."""
+    disk_size_gib: int = Field(default=200, ge=50, le=16384)
+    """Root disk size in GiB."""
+    max_price_per_hour: float | None = Field(default=None, gt=0)
+    """Price cap per instance-hour in the cloud's billing currency; none means pay up to on-demand."""
+    on_demand_fallback: bool = True
+    """Create an on-demand pool (min 0) of the same GPU class the autoscaler uses when spot runs out."""
+    fallback_max_size: int | None = Field(default=None, ge=1, le=1000)
+    """Most on-demand fall-back nodes; defaults to maxSize."""
+
+    @model_validator(mode="after")
+    def _coherent(self) -> SpotGroupSpec:
+        problems = _size_problems(self.min_size, self.desired_size, self.max_size)
+        if self.fallback_max_size is not None and not self.on_demand_fallback:
+            problems.append(Problem("fallbackMaxSize", "set without onDemandFallback", self.fallback_max_size))
+        _raise(problems)
+        return self
+
+
+class PeeringSpec(_Spec):
+    """Private peering to a VPC in another region (e.g. a data VPC)."""
+
+    peer_region: str = Field(min_length=1)
+    """The peer VPC's region."""
+    peer_vpc_cidr: IPv4Network
+    """The peer VPC's range; must not overlap this VPC."""
+    peer_private_subnets: tuple[SubnetSpec, ...] = ()
+    """When the peer VPC is created by this program: its private subnets (at least two zones)."""
+    peer_stack: str | None = None
+    """When the peer VPC lives in another stack: that stack's name (outputs vpcId and privateRouteTableIds on
+    AWS, vpcId and routeTableId on Alibaba Cloud)."""
+    peer_route_table_count: int = Field(default=1, ge=1, le=16)
+    """With peerStack on AWS: how many ids its privateRouteTableIds output lists (one per zone). A route to this
+    VPC goes into each; the count must be known before the other stack's outputs are read."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> PeeringSpec:
+        if bool(self.peer_private_subnets) == bool(self.peer_stack):
+            _raise(
+                [
+                    Problem(
+                        "peerStack", "give either peerPrivateSubnets or peerStack, not both or neither", self.peer_stack
+                    )
+                ]
+            )
+        if self.peer_private_subnets and self.peer_route_table_count != 1:
+            _raise([Problem("peerRouteTableCount", "only with peerStack", self.peer_route_table_count)])
+        for i, subnet in enumerate(self.peer_private_subnets):
+            if not subnet.cidr.subnet_of(self.peer_vpc_cidr):
+                _raise(
+                    [
+                        Problem(
+                            f"peerPrivateSubnets.{i}.cidr",
+                            f"not inside peerVpcCidr {self.peer_vpc_cidr}",
+                            str(subnet.cidr),
+                        )
+                    ]
+                )
+        return self
+
+
+class AccessSpec(_Spec):
+    """Who administers GPU scheduling and who runs GPU jobs."""
+
+    admin_principals: tuple[str, ...] = Field(min_length=1)
+    """IAM (AWS) or RAM (Alibaba) role/user ARNs that may assume gpu-admin."""
+    user_principals: tuple[str, ...] = ()
+    """ARNs that may assume the read-only gpu-user role."""
+    gpu_namespaces: tuple[K8sName, ...] = ("gpu-training", "gpu-inference")
+    """Namespaces where gpu-admin may delete pods/jobs and manage quotas."""
+
+
+class AddonsSpec(_Spec):
+    """Cluster add-ons for GPUs (versions are pinned in ``components.versions``)."""
+
+    monitoring: bool = True
+    """DCGM exporter, kube-prometheus-stack with a GPU dashboard, and GPU alerts."""
+    cluster_autoscaler: bool = True
+    """Cluster autoscaler with the priority expander (spot first, on-demand fall-back)."""
+    prometheus_adapter: bool = True
+    """Expose DCGM metrics to the HPA."""
+
+
+class InferenceServiceSpec(_Spec):
+    """A GPU model server with GPU-driven autoscaling."""
+
+    name: K8sName
+    """The service's name."""
+    pool: K8sName
+    """The inference pool (or spot group) it runs on."""
+    model_uri: str = Field(min_length=1)
+    """Where the model lives, e.g. ``s3://bucket/models/resnet`` or ``oss://...``."""
+    image: str | None = None
+    """The server image; default TensorFlow Serving GPU (``components.versions``)."""
+    port: int = Field(default=8501, ge=1, le=65535)
+    """The serving port (probes and Service)."""
+    gpus_per_replica: int = Field(default=1, ge=1, le=8)
+    """``nvidia.com/gpu`` limit per pod."""
+    min_replicas: int = Field(default=1, ge=1, le=1000)
+    """Fewest replicas."""
+    max_replicas: int = Field(default=4, ge=1, le=1000)
+    """Most replicas."""
+    metric: GpuMetric = GpuMetric.UTILIZATION
+    """The GPU signal the HPA follows."""
+    target_percent: int = Field(default=70, ge=1, le=100)
+    """The HPA target for the metric."""
+    internal_load_balancer: bool = False
+    """Expose through the cloud's internal load balancer instead of ClusterIP (never internet-facing)."""
+    cuda_version: str | None = Field(default=None, pattern=r"^\d+\.\d+$")
+    """The CUDA version the image needs; checked against the pool's driver."""
+    framework: str | None = Field(default=None, pattern=r"^[a-z]+-\d+\.\d+$")
+    """The framework the image runs, e.g. ``tensorflow-2.12``; its CUDA version is checked against the pool's driver."""
+
+    @model_validator(mode="after")
+    def _replicas(self) -> InferenceServiceSpec:
+        if self.min_replicas > self.max_replicas:
+            _raise([Problem("minReplicas", f"greater than maxReplicas {self.max_replicas}", self.min_replicas)])
+        return self
+
+
+class TrainingSpec(_Spec):
+    """Defaults for training jobs: namespace, NCCL settings, GPU quota."""
+
+    namespace: K8sName = "gpu-training"
+    """The training namespace."""
+    gpu_quota: int = Field(default=64, ge=1, le=100000)
+    """Most ``nvidia.com/gpu`` requested in the namespace."""
+    nccl_debug: Literal["VERSION", "WARN", "INFO", "TRACE"] = "INFO"
+    """NCCL_DEBUG."""
+
+
+class CheckpointBucketSpec(_Spec):
+    """A private, versioned, KMS-encrypted bucket for training checkpoints."""
+
+    noncurrent_version_days: int = Field(default=30, ge=1, le=3650)
+    """Days before a non-current checkpoint version expires."""
+
+
+class StackConfig(_Spec):
+    """One environment: the root of a stack's config (``gpu-cloud:*`` keys)."""
+
+    cloud: Cloud
+    """aws or alicloud."""
+    region: str = Field(min_length=1)
+    """The region of the cluster, e.g. ``us-east-1`` or ``cn-hangzhou``."""
+    environment: K8sName
+    """The environment's name, e.g. dev, staging, prod, prod-cn."""
+    protect_stateful: bool = True
+    """Protect and retain KMS keys and checkpoint buckets; only dev may turn it off."""
+    tags: dict[str, str]
+    """Tags on every resource; must include environment, owner and cost-center."""
+    network: NetworkSpec
+    """The private network."""
+    kms: KmsKeySpec = KmsKeySpec()
+    """The environment's KMS key."""
+    cluster: ClusterSpec = ClusterSpec()
+    """The Kubernetes control plane."""
+    node_pools: tuple[GpuNodePoolSpec, ...] = ()
+    """On-demand GPU pools."""
+    spot_groups: tuple[SpotGroupSpec, ...] = ()
+    """Spot GPU groups with on-demand fall-back."""
+    peering: PeeringSpec | None = None
+    """Private peering to a VPC in another region."""
+    access: AccessSpec
+    """gpu-admin and gpu-user principals."""
+    addons: AddonsSpec = AddonsSpec()
+    """GPU add-ons."""
+    inference: tuple[InferenceServiceSpec, ...] = ()
+    """Inference services."""
+    training: TrainingSpec | None = None
+    """Training defaults (namespace, NCCL, quota)."""
+    checkpoint_bucket: CheckpointBucketSpec | None = None
+    """A checkpoint bucket."""
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> StackConfig:
+        _raise(cloud_problems(self))
+        return self
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a config: where, what, and the value found."""
+
+    path: str
+    message: str
+    value: Any
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message} (got {_show(self.value)})"
+
+
+class ConfigError(ValueError):
+    """An invalid environment config; ``problems`` lists every problem found."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def _show(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _raise(problems: list[Problem]) -> None:
+    if problems:
+        # Carried through pydantic as one error; parse_stack_config splits it back into problems.
+        raise ValueError(_PROBLEMS_MARK + json.dumps([[p.path, p.message, _show(p.value)] for p in problems]))
+
+
+_PROBLEMS_MARK = "gpucloud-problems:"
+
+
+def _size_problems(min_size: int, desired: int, max_size: int) -> list[Problem]:
+    problems = []
+    if min_size > desired:
+        problems.append(Problem("minSize", f"greater than desiredSize {desired}", min_size))
+    if desired > max_size:
+        problems.append(Problem("desiredSize", f"greater than maxSize {max_size}", desired))
+    return problems
+
+
+def _type_problems(cloud: Cloud, path: str, types: Iterable[str]) -> list[Problem]:
+    return [
+        Problem(f"{path}.{i}", f"not a GPU instance type of the {cloud.value} catalog", name)
+        for i, name in enumerate(types)
+        if lookup(cloud, name) is None
+    ]
+
+
+def pool_problems(cloud: Cloud, pool: GpuNodePoolSpec, path: str = "") -> list[Problem]:
+    """What is wrong with ``pool`` on ``cloud``: unknown types, EFA on types without it, AWS-only knobs."""
+    prefix = f"{path}." if path else ""
+    problems = _type_problems(cloud, f"{prefix}instanceTypes", pool.instance_types)
+    if cloud is Cloud.AWS and pool.efa:
+        for i, name in enumerate(pool.instance_types):
+            found = lookup(cloud, name)
+            if found is not None and not found.has_efa:
+                problems.append(Problem(f"{prefix}instanceTypes.{i}", "does not support EFA (efa is true)", name))
+    if cloud is not Cloud.AWS:
+        for field in ("efa", "aws_ami_type", "aws_ami_release_version"):
+            if getattr(pool, field):
+                problems.append(Problem(f"{prefix}{to_camel(field)}", "is an AWS-only setting", getattr(pool, field)))
+    return problems
+
+
+def spot_problems(cloud: Cloud, group: SpotGroupSpec, path: str = "") -> list[Problem]:
+    """What is wrong with ``group`` on ``cloud``: unknown types or types of different GPU classes."""
+    prefix = f"{path}." if path else ""
+    problems = _type_problems(cloud, f"{prefix}instanceTypes", group.instance_types)
+    classes = {t.gpu_class for name in group.instance_types if (t := lookup(cloud, name)) is not None}
+    if len(classes) > 1:
+        problems.append(Problem(f"{prefix}instanceTypes", "mixes GPU classes; use one GPU model", sorted(classes)))
+    return problems
+
+
+def system_pool_problems(cloud: Cloud, cluster: ClusterSpec, path: str = "") -> list[Problem]:
+    """What is wrong with the cluster's system pool types on ``cloud``: not instance type names of that cloud, or
+    GPU/accelerated types (the system pool is untainted; a GPU there would take any pod)."""
+    prefix = f"{path}." if path else ""
+    problems = []
+    for i, name in enumerate(cluster.system_instance_types):
+        where = f"{prefix}systemInstanceTypes.{i}"
+        if not _INSTANCE_TYPE_NAMES[cloud].match(name):
+            problems.append(Problem(where, f"not a {cloud.value} instance type name", name))
+        elif lookup(cloud, name) is not None or _ACCELERATED_FAMILIES[cloud].match(name):
+            problems.append(Problem(where, "a GPU or accelerated type; the system pool runs CPU types only", name))
+    return problems
+
+
+def cloud_problems(config: StackConfig) -> list[Problem]:
+    """Every check of ``config`` that needs its cloud or spans several specs."""
+    cloud = config.cloud
+    problems: list[Problem] = []
+    missing = [t for t in REQUIRED_TAGS if t not in config.tags]
+    if missing:
+        problems.append(Problem("tags", f"missing required tags {', '.join(missing)}", sorted(config.tags)))
+    for field, subnets in (
+        ("network.privateSubnets", config.network.private_subnets),
+        ("network.natSubnets", config.network.nat_subnets),
+    ):
+        for i, subnet in enumerate(subnets):
+            if not subnet.zone.startswith(config.region):
+                problems.append(Problem(f"{field}.{i}.zone", f"not a zone of region {config.region}", subnet.zone))
+    if cloud is Cloud.AWS and config.network.egress is EgressMode.NAT and not config.network.nat_subnets:
+        problems.append(Problem("network.natSubnets", "AWS NAT egress needs at least one NAT subnet", []))
+    low, high = AWS_ROTATION_DAYS if cloud is Cloud.AWS else ALICLOUD_ROTATION_DAYS
+    if not low <= config.kms.rotation_days <= high:
+        problems.append(
+            Problem(
+                "kms.rotationDays", f"{cloud.value} rotates keys every {low}..{high} days", config.kms.rotation_days
+            )
+        )
+    if cloud is Cloud.AWS and config.kms.alicloud_kms_instance_id:
+        problems.append(
+            Problem(
+                "kms.alicloudKmsInstanceId", "is an Alibaba Cloud-only setting", config.kms.alicloud_kms_instance_id
+            )
+        )
+    problems += system_pool_problems(cloud, config.cluster, "cluster")
+    names: dict[str, str] = {SYSTEM_POOL_NAME: "the cluster's system pool"}
+    zones = set(config.network.zones)
+    pools = [("nodePools", i, p.name) for i, p in enumerate(config.node_pools)]
+    pools += [("spotGroups", i, g.name) for i, g in enumerate(config.spot_groups)]
+    for kind, i, name in pools:
+        if name in names:
+            problems.append(Problem(f"{kind}.{i}.name", f"already used by {names[name]}", name))
+        names[name] = f"{kind}.{i}"
+    for i, pool in enumerate(config.node_pools):
+        problems += pool_problems(cloud, pool, f"nodePools.{i}")
+        problems += [
+            Problem(f"nodePools.{i}.zones", "not a zone of network.privateSubnets", z)
+            for z in pool.zones
+            if z not in zones
+        ]
+    for i, group in enumerate(config.spot_groups):
+        problems += spot_problems(cloud, group, f"spotGroups.{i}")
+    if config.peering is not None and config.peering.peer_vpc_cidr.overlaps(config.network.vpc_cidr):
+        problems.append(
+            Problem(
+                "peering.peerVpcCidr",
+                f"overlaps network.vpcCidr {config.network.vpc_cidr}",
+                str(config.peering.peer_vpc_cidr),
+            )
+        )
+    if cloud is Cloud.ALICLOUD and config.peering is not None and config.peering.peer_route_table_count != 1:
+        problems.append(
+            Problem(
+                "peering.peerRouteTableCount",
+                "an Alibaba Cloud VPC has one route table",
+                config.peering.peer_route_table_count,
+            )
+        )
+    if config.peering is not None and config.peering.peer_region == config.region:
+        problems.append(
+            Problem("peering.peerRegion", "must differ from region (cross-region peering)", config.peering.peer_region)
+        )
+    principal = _AWS_PRINCIPAL if cloud is Cloud.AWS else _ALICLOUD_PRINCIPAL
+    for field in ("admin_principals", "user_principals"):
+        for i, arn in enumerate(getattr(config.access, field)):
+            if not principal.match(arn):
+                problems.append(Problem(f"access.{to_camel(field)}.{i}", f"not a {cloud.value} role or user ARN", arn))
+    for i, service in enumerate(config.inference):
+        if service.pool not in names or service.pool == SYSTEM_POOL_NAME:
+            problems.append(Problem(f"inference.{i}.pool", "no node pool or spot group of that name", service.pool))
+    return problems
+
+
+def parse_stack_config(raw: Mapping[str, Any]) -> StackConfig:
+    """Validate ``raw`` (the ``gpu-cloud:*`` config keys without the namespace) as a StackConfig.
+
+    Raises:
+        ConfigError: listing every problem as ``path.to.field: what is wrong (got VALUE)``.
+    """
+    try:
+        return StackConfig.model_validate(dict(raw))
+    except ValidationError as err:
+        raise ConfigError(_problems(err)) from None
+
+
+def _problems(err: ValidationError) -> list[Problem]:
+    problems: list[Problem] = []
+    for error in err.errors(include_url=False):
+        path = ".".join(str(part) for part in error["loc"])
+        message = str(error["msg"])
+        if _PROBLEMS_MARK in message:
+            for sub_path, sub_message, value in json.loads(message.split(_PROBLEMS_MARK, 1)[1]):
+                problems.append(Problem(".".join(p for p in (path, sub_path) if p), sub_message, value))
+        else:
+            value = error.get("input")
+            problems.append(Problem(path or "(root)", message[0].lower() + message[1:], _jsonable(value)))
+    return problems
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return value
+
+
+def load_stack_config() -> StackConfig:
+    """Read and validate the current stack's config: every key in the project's namespace.
+
+    Keys are the StackConfig fields in camelCase (``gpu-cloud:nodePools``); structured values are
+    objects in the stack's YAML file. Unknown keys in the namespace are problems too.
+
+    Raises:
+        ConfigError: listing every problem.
+    """
+    namespace = pulumi.get_project()
+    prefix = f"{namespace}:"
+    known = {field.alias or name for name, field in StackConfig.model_fields.items()}
+    keys = {k for k in {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()} if k.startswith(prefix)}
+    config = pulumi.Config(namespace)
+    raw: dict[str, Any] = {}
+    for key in sorted(keys):
+        name = key[len(prefix) :]
+        raw[name] = _decode(config.require(name)) if name in known else config.require(name)
+    try:
+        return parse_stack_config(raw)
+    except ConfigError as err:
+        raise ConfigError(Problem(f"{prefix}{p.path}", p.message, p.value) for p in err.problems) from None
+
+
+def _decode(text: str) -> Any:
+    """Config values arrive as strings; objects, lists, numbers and booleans as their JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

@@ -1,0 +1,5 @@
+"""``python -m gpucloud`` is the ``gpucloud`` command."""
+
+from gpu_cloud.planner.cli import main
+
+raise SystemExit(main())

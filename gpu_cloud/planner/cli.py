@@ -1,0 +1,141 @@
+"""The ``gpucloud`` command.
+
+``gpucloud plan [STACK] [--dir DIR] [--json] [--policy-config FILE] [--no-policy] [--graph FILE] [--prices FILE]``
+runs a Pulumi Python program offline, checks it with the policy pack and reports, with its cost.
+``gpucloud cost [STACK] [--dir DIR] [--json] [--prices FILE]`` runs it the same way and reports only the
+cost (no policies).
+
+Exit status: 0 no mandatory violation; 1 at least one mandatory violation; 2 the config or program
+is invalid.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import gpu_cloud.policies
+from gpu_cloud.planner.cost import estimate
+from gpu_cloud.planner.cost_report import cost_lines
+from gpu_cloud.planner.engine import Plan, run_program
+from gpu_cloud.planner.model import PlanError, Violation
+from gpu_cloud.planner.policy import PolicyPack, load_policy_config
+from gpu_cloud.planner.price_book import PriceBook, load_overrides
+from gpu_cloud.planner.project import (
+    STACK_OUTPUTS_FILE,
+    Project,
+    StackSettings,
+    load_project,
+    load_stack,
+    load_stack_outputs,
+)
+from gpu_cloud.planner.report import to_dot, to_human, to_json_document
+
+__all__ = ["main"]
+
+EXIT_OK = 0
+EXIT_VIOLATIONS = 1
+EXIT_INVALID = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpucloud", description="Offline plans and policy checks for Pulumi programs."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    plan = commands.add_parser("plan", help="run a program offline, check it with the policy pack, report")
+    plan.add_argument("stack", nargs="?", default="dev", help="stack name (default: dev)")
+    plan.add_argument("--dir", type=Path, default=Path.cwd(), help="Pulumi project folder (default: .)")
+    plan.add_argument("--json", action="store_true", help="print one JSON document instead of the report")
+    plan.add_argument("--policy-config", type=Path, help="policy config JSON (as pulumi --policy-pack-config)")
+    plan.add_argument("--no-policy", action="store_true", help="do not run the policy pack")
+    plan.add_argument("--graph", type=Path, help="also write the resource graph as Graphviz DOT to FILE")
+    cost = commands.add_parser("cost", help="run a program offline and report only what it costs per month")
+    cost.add_argument("stack", nargs="?", default="dev", help="stack name (default: dev)")
+    cost.add_argument("--dir", type=Path, default=Path.cwd(), help="Pulumi project folder (default: .)")
+    cost.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
+    for command in (plan, cost):
+        command.add_argument("--prices", type=Path, help="price overrides, JSON or YAML (negotiated rates)")
+        command.add_argument(
+            "--stack-outputs",
+            type=Path,
+            help=f"canned outputs of referenced stacks (default: stacks' {STACK_OUTPUTS_FILE})",
+        )
+    return parser
+
+
+POLICY_PACK = Path(gpu_cloud.policies.__file__).resolve().parent
+"""The gpu-cloud policy pack (``gpu_cloud/policies`` in this distribution)."""
+
+
+def check_policies(pack: PolicyPack, plan: Plan, config: dict[str, Any] | None) -> tuple[Violation, ...]:
+    """The policy step: run the policy pack over the recorded resources, as ``pulumi preview`` does."""
+    report = pack.analyze(plan.resources, config)
+    for message in report.messages:
+        print(f"policy pack: {message}", file=sys.stderr)
+    return report.violations
+
+
+def _load(args: argparse.Namespace) -> tuple[Project, StackSettings, PriceBook]:
+    """Read the project, the stack's config and the price file before anything runs, so bad input fails fast."""
+    book = PriceBook(None if args.prices is None else load_overrides(args.prices))
+    project = load_project(args.dir)
+    return project, load_stack(project, args.stack), book
+
+
+def _run(args: argparse.Namespace, project: Project, stack: StackSettings) -> Plan:
+    return run_program(project, stack, load_stack_outputs(project, args.stack_outputs))
+
+
+def _plan(args: argparse.Namespace) -> int:
+    project, stack, book = _load(args)
+    policy_config = load_policy_config(args.policy_config) if args.policy_config is not None else None
+    if args.graph is not None and not args.graph.parent.is_dir():
+        raise PlanError(f"--graph {args.graph}: no such directory {args.graph.parent}")
+    # The pack starts first: its interpreter's start-up then overlaps the program run.
+    starting = (
+        nullcontext(None)
+        if args.no_policy
+        else PolicyPack.start(POLICY_PACK, project=project.name, stack=stack.name, stack_config=stack.config)
+    )
+    with starting as pack:
+        plan = _run(args, project, stack)
+        violations = () if pack is None else check_policies(pack, plan, policy_config)
+    cost = estimate(plan, stack.config, book)
+    if args.graph is not None:
+        try:
+            args.graph.write_text(to_dot(plan), encoding="utf-8")
+        except OSError as err:
+            raise PlanError(f"--graph {args.graph}: cannot write: {err.strerror}") from None
+    if args.json:
+        sys.stdout.write(to_json_document(plan, violations, cost=cost.to_json()))
+    else:
+        sys.stdout.write(to_human(plan, violations, policies_ran=not args.no_policy, cost=cost))
+    return EXIT_VIOLATIONS if any(v.level == "mandatory" for v in violations) else EXIT_OK
+
+
+def _cost(args: argparse.Namespace) -> int:
+    project, stack, book = _load(args)
+    plan = _run(args, project, stack)
+    cost = estimate(plan, stack.config, book)
+    if args.json:
+        document = {"project": plan.project, "stack": plan.stack, "cost": cost.to_json()}
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write("\n".join([f"Cost of {plan.project}/{plan.stack}", "", *cost_lines(cost)]) + "\n")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return _cost(args) if args.command == "cost" else _plan(args)
+    except PlanError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_INVALID

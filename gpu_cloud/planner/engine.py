@@ -1,0 +1,317 @@
+"""Run a Pulumi Python program offline and record every resource the engine would receive.
+
+The program runs in this process under the Pulumi SDK's own mock monitor, as a preview: a resource's
+outputs are its inputs, and whatever only the cloud can compute (ids, ARNs) is unknown, exactly as in
+``pulumi preview`` of a new stack. Data-source calls get the canned answers of :mod:`gpucloud.canned`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import os
+import runpy
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import struct_pb2
+from pulumi.runtime import mocks, settings
+from pulumi.runtime.config import set_all_config
+from pulumi.runtime.proto import engine_pb2, resource_pb2
+from pulumi.runtime.stack import run_in_stack
+from pulumi.runtime.sync_await import _sync_await
+
+from gpu_cloud.planner import canned
+from gpu_cloud.planner.model import PlanError, RecordedResource
+from gpu_cloud.planner.order import ordered
+from gpu_cloud.planner.project import Project, StackSettings
+from gpu_cloud.planner.wire import struct_to_json
+
+__all__ = ["Plan", "record", "run_program"]
+
+_DEFAULT_REGIONS = {"aws": "us-east-1", "alicloud": "cn-hangzhou"}
+"""Region of a data-source call when neither the call, its provider nor the config names one."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a program would do, as recorded by the offline engine.
+
+    Attributes:
+        project: The project name.
+        stack: The stack name.
+        resources: Every registered resource in tree order (gpucloud.order), the stack resource first.
+        outputs: The stack outputs as plain JSON (secrets and unknowns shown as placeholders).
+        warnings: Things the plan could not model faithfully (e.g. a data source without a canned answer).
+    """
+
+    project: str
+    stack: str
+    resources: tuple[RecordedResource, ...]
+    outputs: dict[str, Any]
+    warnings: tuple[str, ...] = field(default=())
+
+
+class _Mocks(mocks.Mocks):
+    """Resource and data-source answers of a preview."""
+
+    def __init__(
+        self,
+        config: Mapping[str, str],
+        recorder: _RecordingMonitor,
+        stack_outputs: Mapping[str, Mapping[str, Any]],
+    ) -> None:
+        self._config = config
+        self._recorder = recorder
+        self._stack_outputs = stack_outputs
+        self.warnings: list[str] = []
+
+    def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        if args.typ == "pulumi:pulumi:StackReference":
+            return self._stack_reference(str(args.inputs.get("name", args.name)))
+        # As in a preview of a new stack: outputs echo the inputs; computed values stay unknown.
+        return "", dict(args.inputs)
+
+    def _stack_reference(self, name: str) -> tuple[str, dict[str, Any]]:
+        """A stack reference reads the canned outputs of the stack it names (unknown when there are none)."""
+        outputs = self._stack_outputs.get(name)
+        if outputs is None:
+            self._warn(f"stack reference {name!r} has no canned outputs; its outputs are unknown")
+            return name, {"name": name}
+        return name, {"name": name, "outputs": dict(outputs), "secretOutputNames": []}
+
+    def _warn(self, warning: str) -> None:
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+
+    def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+        package = args.token.split(":", 1)[0]
+        region = str(
+            args.args.get("region")
+            or self._recorder.provider_region(args.provider)
+            or self._config.get(f"{package}:region")
+            or _DEFAULT_REGIONS.get(package, "")
+        )
+        result = canned.answer(args.token, args.args, region)
+        if result is None:
+            self._warn(f"data source {args.token} has no canned answer; the plan used an empty result")
+            return {}, []
+        return result, []
+
+
+class _RecordingMonitor(mocks.MockMonitor):
+    """The SDK's mock monitor, also keeping every RegisterResource request whole."""
+
+    def __init__(self, project: str, stack: str) -> None:
+        super().__init__(None)  # type: ignore[arg-type]
+        self._project = project
+        self._stack = stack
+        self.recorded: list[RecordedResource] = []
+        self._by_urn: dict[str, RecordedResource] = {}
+        self.outputs: dict[str, Any] = {}
+
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        # As the Pulumi engine does (resource.NewURN): the parent's whole qualified type chain,
+        # except the root stack's, prefixes the type. (The SDK's mock keeps only the last link.)
+        if parent:
+            qualified = parent.split("::")[2]
+            if qualified != "pulumi:pulumi:Stack":
+                type_ = f"{qualified}${type_}"
+        return f"urn:pulumi:{self._stack}::{self._project}::{type_}::{name}"
+
+    def provider_region(self, provider_ref: str) -> str | None:
+        resource = self._by_urn.get(provider_ref.rsplit("::", 1)[0]) if provider_ref else None
+        region = resource.inputs.get("region") if resource else None
+        return region if isinstance(region, str) else None
+
+    def RegisterResource(self, request: Any) -> Any:
+        urn = self.make_urn(request.parent, request.type, request.name)
+        aliases = tuple(a.urn or str(a.spec) for a in request.aliases) + tuple(request.aliasURNs)
+        properties = struct_pb2.Struct()
+        properties.CopyFrom(request.object)
+        recorded = RecordedResource(
+            urn=urn,
+            type=request.type,
+            name=request.name,
+            custom=bool(request.custom),
+            parent=request.parent,
+            provider=request.provider,
+            dependencies=tuple(request.dependencies),
+            property_dependencies={key: tuple(deps.urns) for key, deps in sorted(request.propertyDependencies.items())},
+            inputs=struct_to_json(request.object),
+            properties=properties,
+            protect=bool(request.protect),
+            ignore_changes=tuple(request.ignoreChanges),
+            retain_on_delete=bool(request.retainOnDelete),
+            delete_before_replace=bool(request.deleteBeforeReplace),
+            aliases=aliases,
+        )
+        self.recorded.append(recorded)
+        self._by_urn.setdefault(urn, recorded)
+        if request.type == "pulumi:pulumi:Stack":
+            return resource_pb2.RegisterResourceResponse(urn=urn)
+        return super().RegisterResource(request)
+
+    def RegisterResourceOutputs(self, request: Any) -> Any:
+        if request.urn.split("::")[2] == "pulumi:pulumi:Stack":
+            self.outputs = struct_to_json(request.outputs)
+        return super().RegisterResourceOutputs(request)
+
+
+class _RecordingEngine:
+    """Collects what the program logs; errors fail the plan as they fail ``pulumi preview``."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.warnings: list[str] = []
+
+    def Log(self, request: Any) -> None:
+        if request.severity == engine_pb2.ERROR:
+            self.errors.append(request.message)
+        elif request.severity == engine_pb2.WARNING:
+            self.warnings.append(request.message)
+
+
+def run_program(
+    project: Project, stack: StackSettings, stack_outputs: Mapping[str, Mapping[str, Any]] | None = None
+) -> Plan:
+    """Run ``project``'s program for ``stack`` offline and return what it would register.
+
+    Raises:
+        PlanError: the program failed (its message and file:line), imports a missing package, or its
+            config is invalid (every problem, naming the stack's config file).
+    """
+    program = str(project.program)
+    with _program_environment(project):
+        try:
+            return record(
+                lambda: _run_path(program),
+                project=project.name,
+                stack=stack.name,
+                config=stack.config,
+                secret_keys=stack.secret_keys,
+                root=project.root,
+                stack_outputs=stack_outputs,
+            )
+        except PlanError:
+            raise
+        except (Exception, SystemExit) as err:  # any failure of the user's program is reported
+            if isinstance(getattr(err, "problems", None), tuple) and stack.file is not None:
+                # A config error that lists its problems (components.spec.ConfigError): name the file.
+                where = os.path.relpath(stack.file, Path.cwd())
+                raise PlanError(f"invalid config in {where}:\n  " + str(err).replace("\n", "\n  ")) from None
+            raise PlanError(_describe_failure(err, project)) from None
+
+
+def record(
+    program: Callable[[], None],
+    *,
+    project: str = "test",
+    stack: str = "test",
+    config: Mapping[str, str] | None = None,
+    secret_keys: Iterable[str] = (),
+    root: Path | None = None,
+    stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Plan:
+    """Run ``program`` (a function that declares resources) as a preview and record what it registers.
+
+    This is the engine of ``gpucloud plan`` and the recording mock of the component tests. Exceptions
+    of the program propagate unchanged; errors it logs raise PlanError. ``stack_outputs`` answers
+    stack references: referenced stack name -> its outputs.
+    """
+    # A fresh context per run: the SDK keeps its settings and root stack in context variables.
+    return contextvars.Context().run(
+        _record, program, project, stack, dict(config or {}), list(secret_keys), root, dict(stack_outputs or {})
+    )
+
+
+def _record(
+    program: Callable[[], None],
+    project: str,
+    stack: str,
+    config: dict[str, str],
+    secret_keys: list[str],
+    root: Path | None,
+    stack_outputs: dict[str, Mapping[str, Any]],
+) -> Plan:
+    monitor = _RecordingMonitor(project, stack)
+    fake = _Mocks(config, monitor, stack_outputs)
+    monitor.mocks = fake
+    engine = _RecordingEngine()
+    monitor_features = set(monitor.GetDeploymentInfo(None).supportedFeatures)
+    settings.configure(
+        mocks.MockSettings(
+            monitor=monitor,
+            monitor_features=monitor_features,
+            engine=engine,
+            project=project,
+            stack=stack,
+            dry_run=True,
+            organization="organization",
+            callbacks=None,
+            root_directory=str(root or Path.cwd()),
+        )
+    )
+    set_all_config(config, sorted(secret_keys))
+    logging.getLogger("pulumi").setLevel(logging.CRITICAL)
+    _sync_await(run_in_stack(program))
+    if engine.errors:
+        raise PlanError("the program logged an error:\n" + "\n".join(engine.errors))
+    return Plan(
+        project=project,
+        stack=stack,
+        resources=tuple(ordered(monitor.recorded)),
+        outputs=monitor.outputs,
+        warnings=tuple(fake.warnings + engine.warnings),
+    )
+
+
+def _run_path(program: str) -> None:
+    runpy.run_path(program, run_name="__main__")
+
+
+@contextmanager
+def _program_environment(project: Project) -> Iterator[None]:
+    """Run as the Pulumi CLI runs a Python program: from the project folder, its program folder on the path.
+
+    Modules the program imports from its own folder are forgotten afterwards, so that the next run in
+    this process imports its own.
+    """
+    cwd = Path.cwd()
+    old_path = list(sys.path)
+    old_modules = set(sys.modules)
+    program_dir = str(project.program.parent)
+    sys.path.insert(0, program_dir)
+    os.chdir(project.root)
+    try:
+        yield
+    finally:
+        os.chdir(cwd)
+        sys.path[:] = old_path
+        for name in set(sys.modules) - old_modules:
+            module_file = getattr(sys.modules[name], "__file__", None) or ""
+            if module_file.startswith(program_dir):
+                del sys.modules[name]
+
+
+def _describe_failure(err: BaseException, project: Project) -> str:
+    """One line naming the program's own file:line and the message, without a traceback."""
+    frames = traceback.extract_tb(err.__traceback__)
+    root = str(project.root)
+    own = [f for f in frames if f.filename.startswith(root) and "site-packages" not in f.filename]
+    frame = own[-1] if own else (frames[-1] if frames else None)
+    where = ""
+    if frame is not None:
+        filename = os.path.relpath(frame.filename, project.root) if frame.filename.startswith(root) else frame.filename
+        where = f"{filename}:{frame.lineno}: "
+    if isinstance(err, ModuleNotFoundError):
+        return f"{where}the program imports {err.name!r}, which is not installed"
+    if isinstance(err, SystemExit):
+        return f"{where}the program exited with status {err.code}"
+    message = str(err).strip() or type(err).__name__
+    return f"{where}{type(err).__name__}: {message}"

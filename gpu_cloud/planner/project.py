@@ -1,0 +1,199 @@
+"""Find a Pulumi project, its program and its stack configuration the way the Pulumi CLI does."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpu_cloud.planner.model import PlanError
+
+__all__ = ["STACK_OUTPUTS_FILE", "Project", "StackSettings", "load_project", "load_stack", "load_stack_outputs"]
+
+STACK_OUTPUTS_FILE = "stack-outputs.yaml"
+"""Canned outputs of referenced stacks, beside the stack config files: ``{stack name: {output: value}}``."""
+
+SECRET_PLACEHOLDER = "[secret]"
+"""What a ``secure:`` config value reads as in a plan: the real value needs the stack's secrets provider."""
+
+
+@dataclass(frozen=True)
+class Project:
+    """A Pulumi project on disk.
+
+    Attributes:
+        name: The project name from Pulumi.yaml.
+        root: The folder that holds Pulumi.yaml.
+        program: The program to run: a ``__main__.py`` file.
+        config_dir: Where ``Pulumi.<stack>.yaml`` files live (``stackConfigDir`` or the root).
+        defaults: Project-level config defaults, as the SDK sees config (namespaced key -> string).
+    """
+
+    name: str
+    root: Path
+    program: Path
+    config_dir: Path
+    defaults: dict[str, str]
+
+    def stacks(self) -> list[str]:
+        """The names of the stacks that have a config file, sorted."""
+        names = {p.name[len("Pulumi.") : -len(p.suffix)] for p in self._stack_files()}
+        return sorted(names)
+
+    def stack_file(self, stack: str) -> Path | None:
+        """The config file of ``stack``, or None."""
+        for suffix in (".yaml", ".yml"):
+            path = self.config_dir / f"Pulumi.{stack}{suffix}"
+            if path.is_file():
+                return path
+        return None
+
+    def _stack_files(self) -> list[Path]:
+        return [
+            p for p in self.config_dir.glob("Pulumi.*.y*ml") if p.suffix in (".yaml", ".yml") and p.name.count(".") == 2
+        ]
+
+
+@dataclass(frozen=True)
+class StackSettings:
+    """The configuration of one stack as the SDK receives it.
+
+    Attributes:
+        name: The stack name.
+        file: The stack's config file, or None when the project has none at all.
+        config: Namespaced key -> string value (objects as JSON), as the CLI passes them to the program.
+        secret_keys: Keys whose value is a secret (replaced by a placeholder).
+    """
+
+    name: str
+    file: Path | None
+    config: dict[str, str]
+    secret_keys: frozenset[str]
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+        problem = getattr(err, "problem", None) or str(err)
+        raise PlanError(f"{where}: not valid YAML: {problem}") from None
+    except OSError as err:
+        raise PlanError(f"{path}: cannot read: {err.strerror}") from None
+
+
+def load_project(directory: Path) -> Project:
+    """Load the Pulumi project in ``directory`` (which must hold Pulumi.yaml or Pulumi.yml)."""
+    if not directory.is_dir():
+        raise PlanError(f"{directory}: no such directory")
+    project_file = next((directory / n for n in ("Pulumi.yaml", "Pulumi.yml") if (directory / n).is_file()), None)
+    if project_file is None:
+        raise PlanError(f"{directory}: not a Pulumi project (no Pulumi.yaml)")
+    data = _read_yaml(project_file)
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        raise PlanError(f"{project_file}: name: a project needs a name (got {data!r:.60})")
+    runtime = data.get("runtime")
+    runtime_name = runtime.get("name") if isinstance(runtime, dict) else runtime
+    if runtime_name != "python":
+        raise PlanError(f"{project_file}: runtime: gpucloud plans Python programs (got {runtime_name!r})")
+    root = directory.resolve()
+    main = root / str(data.get("main", "."))
+    program = main / "__main__.py" if main.is_dir() else main
+    if not program.is_file():
+        raise PlanError(f"{project_file}: main: no Python program at {program}")
+    config_dir = root / str(data.get("stackConfigDir", "."))
+    name = data["name"]
+    return Project(name, root, program, config_dir, _project_defaults(name, data.get("config"), project_file))
+
+
+def _project_defaults(project: str, config: Any, project_file: Path) -> dict[str, str]:
+    if config is None:
+        return {}
+    if not isinstance(config, dict):
+        raise PlanError(f"{project_file}: config: expected a mapping (got {config!r:.60})")
+    defaults: dict[str, str] = {}
+    for key, spec in config.items():
+        value = spec.get("default", spec.get("value")) if isinstance(spec, dict) else spec
+        if value is not None:
+            defaults[_namespaced(project, str(key))] = _config_string(value)
+    return defaults
+
+
+def load_stack(project: Project, stack: str) -> StackSettings:
+    """Read the config of ``stack``; secrets become placeholders marked secret.
+
+    A project with stack files but none for ``stack`` is an error listing the stacks it has; a project
+    without any stack file runs with the project defaults only.
+    """
+    path = project.stack_file(stack)
+    if path is None:
+        existing = project.stacks()
+        if existing:
+            raise PlanError(
+                f"stack {stack!r} has no config file in {project.config_dir}; "
+                f"stacks of project {project.name}: {', '.join(existing)}"
+            )
+        return StackSettings(stack, None, dict(project.defaults), frozenset())
+    data = _read_yaml(path) or {}
+    if not isinstance(data, dict):
+        raise PlanError(f"{path}: expected a mapping with a 'config' key (got {type(data).__name__})")
+    raw = data.get("config") or {}
+    if not isinstance(raw, dict):
+        raise PlanError(f"{path}: config: expected a mapping (got {type(raw).__name__})")
+    config = dict(project.defaults)
+    secret_keys: set[str] = set()
+    for key, value in raw.items():
+        full = _namespaced(project.name, str(key))
+        clean, secret = _strip_secrets(value)
+        config[full] = _config_string(clean)
+        if secret:
+            secret_keys.add(full)
+    return StackSettings(stack, path, config, frozenset(secret_keys))
+
+
+def _namespaced(project: str, key: str) -> str:
+    return key if ":" in key else f"{project}:{key}"
+
+
+def _strip_secrets(value: Any) -> tuple[Any, bool]:
+    """Replace every ``{secure: ...}`` by the placeholder; report whether there was one."""
+    if isinstance(value, dict):
+        if set(value) == {"secure"}:
+            return SECRET_PLACEHOLDER, True
+        items = {k: _strip_secrets(v) for k, v in value.items()}
+        return {k: v for k, (v, _) in items.items()}, any(s for _, s in items.values())
+    if isinstance(value, list):
+        pairs = [_strip_secrets(v) for v in value]
+        return [v for v, _ in pairs], any(s for _, s in pairs)
+    return value, False
+
+
+def _config_string(value: Any) -> str:
+    """Config values reach the program as strings; structured values as JSON, as the CLI sends them."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def load_stack_outputs(project: Project, path: Path | None = None) -> dict[str, dict[str, Any]]:
+    """The canned outputs that answer stack references: ``path``, else the project's stack-outputs.yaml.
+
+    The file maps a referenced stack's name, exactly as the program names it (``org/project/stack``), to
+    that stack's outputs. A project without the file answers no stack reference.
+    """
+    if path is None:
+        path = project.config_dir / STACK_OUTPUTS_FILE
+        if not path.is_file():
+            return {}
+    data = _read_yaml(path) or {}
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise PlanError(f"{path}: expected a mapping of stack name -> mapping of outputs")
+    return {str(name): dict(outputs) for name, outputs in data.items()}
