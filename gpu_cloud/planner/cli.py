@@ -6,7 +6,7 @@ runs a Pulumi Python program offline, checks it with the policy pack and reports
 cost (no policies).
 
 Exit status: 0 no mandatory violation; 1 at least one mandatory violation; 2 the config or program
-is invalid.
+is invalid, or the policy pack failed (the error names the policy; never a traceback).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from gpu_cloud.planner.cost import estimate
 from gpu_cloud.planner.cost_report import cost_lines
 from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.model import PlanError, Violation
-from gpu_cloud.planner.policy import PolicyPack, load_policy_config
+from gpu_cloud.planner.policy import PolicyPack, PolicyPackError, load_policy_config
 from gpu_cloud.planner.price_book import PriceBook, load_overrides
 from gpu_cloud.planner.project import (
     STACK_OUTPUTS_FILE,
@@ -136,6 +136,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _cost(args) if args.command == "cost" else _plan(args)
-    except PlanError as err:
+    except (PlanError, PolicyPackError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_INVALID

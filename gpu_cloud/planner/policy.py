@@ -66,7 +66,10 @@ _SEVERITY = {
 
 
 class PolicyPackError(RuntimeError):
-    """The policy pack failed while running (it crashed, or a policy raised)."""
+    """The policy pack failed while running (it crashed, or a policy raised); the message says why.
+
+    The message is the error, never the pack's traceback: ``gpucloud plan`` prints it and exits 2.
+    """
 
 
 @dataclass(frozen=True)
@@ -237,15 +240,29 @@ class PolicyPack:
                 session.start(self._engine_address, self._pack_dir, self._target, policy_config)
                 violations = session.analyze()
             except grpc.RpcError as exc:
-                raise PolicyPackError(
-                    f"policy pack {self._pack_dir} failed: {exc.details()}\n" + "\n".join(self._process.stderr[-20:])
-                ) from None
+                raise PolicyPackError(f"policy pack {self._pack_dir} failed: {_rpc_error(exc)}") from None
         finally:
             channel.close()
             self._process.stop()
         violations.sort(key=lambda v: (v.policy, v.urn, v.message))
         stderr = [line for line in self._process.stderr if line.strip()]
         return PolicyReport(tuple(violations), tuple(self._engine.messages + stderr))
+
+
+# How a Python gRPC server reports an exception its handler raised (grpc/_server.py).
+_HANDLER_EXCEPTION = "Exception calling application: "
+
+
+def _rpc_error(error: grpc.RpcError) -> str:
+    """What failed, from an RPC error: the exception a pack's handler raised (it names the policy in this
+    project's pack, `gpucloud_rules.sdk.PolicyFailed`), else the status."""
+    details = str(error.details() or error.code())
+    return details.removeprefix(_HANDLER_EXCEPTION)
+
+
+def _last_line(lines: Sequence[str]) -> str:
+    """The last non-empty line of a process's stderr: for a Python traceback, the exception itself."""
+    return next((line.strip() for line in reversed(lines) if line.strip()), "no output")
 
 
 def _config_string(value: Any) -> str:
@@ -581,8 +598,8 @@ class _PackProcess:
         if not self._stdout or not self._stdout[0].strip().isdigit():
             self.stop()
             raise PolicyPackError(
-                f"policy pack {self.pack_dir} did not start (exit status {self.process.poll()}):\n"
-                + "\n".join(self.stderr[-20:])
+                f"policy pack {self.pack_dir} did not start (exit status {self.process.poll()}): "
+                + _last_line(self.stderr)
             )
         return int(self._stdout[0])
 

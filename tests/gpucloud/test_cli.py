@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from gpu_cloud.planner import cli
 from gpu_cloud.planner.cli import main
 from tests.gpucloud.conftest import MakeProject
 
@@ -256,3 +258,70 @@ def test_a_graph_path_in_a_missing_folder_is_invalid_input_before_anything_runs(
     target = tmp_path / "missing" / "plan.dot"
     err = _invalid(capsys, "--dir", str(make_project(PROGRAM)), "--graph", str(target))
     assert err == f"error: --graph {target}: no such directory {target.parent}\n"
+
+
+UNREADABLE_LIST = """
+    import pulumi_aws as aws
+
+    vpc = aws.ec2.Vpc("main", cidr_block="10.0.0.0/16")
+    subnet = aws.ec2.Subnet("public", vpc_id=vpc.id, cidr_block="10.0.1.0/24", map_public_ip_on_launch=True)
+    aws.ec2.Instance(
+        "gpu",
+        ami="ami-0123456789abcdef0",
+        instance_type="g5.xlarge",
+        subnet_id=subnet.id,
+        root_block_device=aws.ec2.InstanceRootBlockDeviceArgs(encrypted=True),
+        # The whole list is an output: unknown during preview, where encryption-at-rest reads it as a list.
+        ebs_block_devices=vpc.id.apply(
+            lambda _: [aws.ec2.InstanceEbsBlockDeviceArgs(device_name="/dev/sdf", encrypted=True)]
+        ),
+    )
+    aws.ebs.Volume("scratch", availability_zone="us-east-1a", size=10)
+"""
+
+
+def test_a_list_a_stack_policy_cannot_read_is_a_violation_on_that_resource_and_the_rest_is_checked(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = _run(capsys, "--dir", str(make_project(UNREADABLE_LIST)), "--json")
+    assert status == 1
+    assert "Traceback" not in err
+    mandatory = sorted(
+        (v["policy"], v["name"], v["message"].splitlines()[-1])
+        for v in json.loads(out)["violations"]
+        if v["level"] == "mandatory"
+    )
+    assert mandatory == [
+        ("encryption-at-rest", "gpu", "could not decide: ebsBlockDevices is unknown during preview"),
+        ("encryption-at-rest", "scratch", "volume is not encrypted: set encrypted true"),
+        ("no-public-ip", "public", "subnet has mapPublicIpOnLaunch true"),
+    ]
+
+
+# A pack whose adapter fails on every resource (as a bug in it would): the policy's name and the error are
+# reported, as the pack's own wrapper (`gpucloud_rules.sdk.PolicyFailed`) raises them.
+FAILING_PACK = """
+from gpucloud_rules import no_public_ip, sdk
+from pulumi_policy import PolicyPack
+
+def broken(props):
+    raise KeyError("adapter bug")
+
+sdk._plain = broken
+PolicyPack(name="broken", policies=[sdk.to_policy(no_public_ip.RULE)])
+"""
+
+
+def test_a_pack_failure_exits_2_naming_the_policy_and_the_error_without_a_traceback(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pack = tmp_path / "pack"
+    shutil.copytree(cli.POLICY_PACK, pack, ignore=shutil.ignore_patterns("__pycache__", "venv"))
+    (pack / "__main__.py").write_text(FAILING_PACK)
+    monkeypatch.setattr(cli, "POLICY_PACK", pack)
+    status, out, err = _run(capsys, "--dir", str(make_project(PUBLIC_SUBNET)))
+    assert status == 2
+    assert out == ""
+    assert "Traceback" not in err
+    [line] = err.splitlines()
+    assert line == f"error: policy pack {pack} failed: policy no-public-ip failed: KeyError: 'adapter bug'"

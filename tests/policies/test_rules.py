@@ -19,7 +19,7 @@ from gpu_cloud.policies.gpucloud_rules import (
     required_tags,
     tls_1_3,
 )
-from gpu_cloud.policies.gpucloud_rules.rule import Finding, StackResource, effective_config
+from gpu_cloud.policies.gpucloud_rules.rule import Finding, StackResource, effective_config, run_stack_rule
 from tests.policies.wire import stack_resource
 
 # The policies of POLICY_RULES.md (names fixed: CI configs and exemptions refer to them) and the pack's own
@@ -117,14 +117,14 @@ def key(name: str, protect: bool) -> StackResource:
 
 def test_protect_stateful_is_advisory_outside_protected_stacks() -> None:
     config = {"protectedStacks": ["prod"]}
-    assert protect_stateful.check([key("k", False)], config, "dev") == [
+    assert run_stack_rule(protect_stateful.RULE, [key("k", False)], config, "dev") == [
         Finding("k", "stateful resource is not protected: set protect", advisory=True)
     ]
-    assert protect_stateful.check([key("k", False)], config, "prod")[0].advisory is False
+    assert run_stack_rule(protect_stateful.RULE, [key("k", False)], config, "prod")[0].advisory is False
 
 
 def test_protect_stateful_treats_an_unnamed_stack_as_protected() -> None:
-    assert protect_stateful.check([key("k", False)], {"protectedStacks": []}, "")[0].advisory is False
+    assert run_stack_rule(protect_stateful.RULE, [key("k", False)], {"protectedStacks": []}, "")[0].advisory is False
 
 
 def test_required_tags_counts_provider_default_tags() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
-from .rule import Config, Finding, Props, StackResource, StackRule
+from .rule import Config, Props, Stack, StackResource, StackRule
 from .values import (
     Findings,
     all_entries,
@@ -164,23 +164,20 @@ def _bucket_unencrypted(bucket: StackResource, configurations: Sequence[StackRes
     return not _bucket_encrypted(bucket, configurations)
 
 
-def check(resources: Sequence[StackResource], config: Config, stack: str) -> list[Finding]:
-    """Findings of ``encryption-at-rest`` over the stack."""
-    del config, stack
-    configurations = [r for r in resources if r.type in BUCKET_ENCRYPTION]
-    findings: list[Finding] = []
-    for resource in resources:
-        if resource.type in _RESOURCES:
-            findings += [Finding(resource.urn, m) for m in check_resource(resource.type, resource.props)]
-        elif resource.type in BUCKETS:
-            messages = Findings()
-            messages.check(
-                partial(_bucket_unencrypted, resource, configurations),
-                "bucket is not encrypted with KMS: add a BucketServerSideEncryptionConfiguration for it with "
-                "sseAlgorithm aws:kms (or aws:kms:dsse) and a kmsMasterKeyId",
-            )
-            findings += [Finding(resource.urn, m) for m in messages.messages]
-    return findings
+def check(resource: StackResource, stack: Stack, config: Config) -> list[str]:
+    """Violation messages of ``encryption-at-rest`` for one resource of the stack."""
+    del config
+    if resource.type in _RESOURCES:
+        return check_resource(resource.type, resource.props)
+    if resource.type not in BUCKETS:
+        return []
+    messages = Findings()
+    messages.check(
+        partial(_bucket_unencrypted, resource, stack.of_type(*BUCKET_ENCRYPTION)),
+        "bucket is not encrypted with KMS: add a BucketServerSideEncryptionConfiguration for it with "
+        "sseAlgorithm aws:kms (or aws:kms:dsse) and a kmsMasterKeyId",
+    )
+    return messages.messages
 
 
 RULE = StackRule(

@@ -27,7 +27,7 @@ from . import cost_model as cm
 from .gpu_node_isolation import is_gpu_instance_type, is_gpu_pool
 from .gpu_prices import PRICES_SCHEMA, PriceList, family_of
 from .protect_stateful import DEFAULT_PROTECTED_STACKS
-from .rule import Config, Finding, StackResource, StackRule
+from .rule import Config, Stack, StackResource, StackRule, could_not_decide
 from .values import Findings, Undecided, as_text, entries
 
 __all__ = ["RULE", "check"]
@@ -183,51 +183,66 @@ def _unpriced(cost: _PoolCost) -> str | None:
     return f"could not decide: {cost.unknown}; this GPU pool is left out of the monthly GPU budget, not counted as zero"
 
 
-def _budget_findings(stack_urn: str, costs: Sequence[_PoolCost], budgets: Config) -> list[Finding]:
+def _budget_problems(costs: Sequence[_PoolCost], budgets: Config) -> list[str]:
     incomplete = any(c.unknown for c in costs)
-    findings = []
+    problems = []
     for currency in sorted({c.currency for c in costs if not c.unknown}):
         pools = sorted((c for c in costs if c.currency == currency), key=lambda c: (-c.monthly, c.urn))
         total = sum((c.monthly for c in pools), Decimal(0))
         budget = budgets.get(currency)
         if budget is None:
             if total > 0:
-                message = f"could not decide: GPU pools are priced in {currency} and monthlyGpuBudget has no {currency}"
-                findings.append(Finding(stack_urn, message))
+                problems.append(
+                    f"could not decide: GPU pools are priced in {currency} and monthlyGpuBudget has no {currency}"
+                )
             continue
         limit = Decimal(str(budget))
         if total > limit:
-            findings.append(
-                Finding(
-                    stack_urn,
-                    f"monthly GPU cost at max size is {'at least ' if incomplete else ''}{_money(currency, total)} "
-                    f"(730 h, spot pools at the estimated spot price), over the budget of {_money(currency, limit)}: "
-                    + "; ".join(c.summary for c in pools),
-                )
+            problems.append(
+                f"monthly GPU cost at max size is {'at least ' if incomplete else ''}{_money(currency, total)} "
+                f"(730 h, spot pools at the estimated spot price), over the budget of {_money(currency, limit)}: "
+                + "; ".join(c.summary for c in pools)
             )
-    return findings
+    return problems
 
 
-def check(resources: Sequence[StackResource], config: Config, stack: str) -> list[Finding]:
-    """Findings of ``gpu-cost-guard``; none in a prod stack (one in ``prodStacks``, or unnamed)."""
-    if not stack or stack in config["prodStacks"]:
-        return []
+def _templates(stack: Stack) -> Mapping[str, cm.Props]:
+    return {r.urn: r.props for r in stack.of_type(cm.AWS_LAUNCH_TEMPLATE)}
+
+
+def _cost_or_unknown(resource: StackResource, templates: Mapping[str, cm.Props], prices: PriceList) -> _PoolCost | None:
+    """`_pool_cost`, or unknown when it cannot be computed (the pool's own check reports why)."""
+    try:
+        return _pool_cost(resource, templates, prices)
+    except Exception as error:  # left out of the budget, never counted as zero
+        return _PoolCost(resource.urn, unknown=could_not_decide(error))
+
+
+def _budget(stack: Stack, templates: Mapping[str, cm.Props], config: Config) -> list[str]:
     prices = PriceList(config["prices"])
-    templates = {r.urn: r.props for r in resources if r.type == cm.AWS_LAUNCH_TEMPLATE}
-    capacities = _capacities([r for r in resources if r.type in POOLS])
-    findings: list[Finding] = []
-    costs: list[_PoolCost] = []
-    for resource in sorted((r for r in resources if r.type in COMPUTE), key=lambda r: r.urn):
-        messages = Findings()
-        if resource.type in POOLS:
-            messages.explain(partial(_on_demand_only, resource, capacities, templates))
-        cost = _pool_cost(resource, templates, prices)
-        if cost is not None:
-            costs.append(cost)
-            messages.explain(partial(_unpriced, cost))
-        findings += [Finding(resource.urn, m) for m in messages.messages]
-    stack_urn = next((r.urn for r in resources if r.type == STACK), "")
-    return findings + _budget_findings(stack_urn, costs, config["monthlyGpuBudget"])
+    pools = sorted(stack.of_type(*COMPUTE), key=lambda r: r.urn)
+    costs = [c for r in pools if (c := _cost_or_unknown(r, templates, prices)) is not None]
+    return _budget_problems(costs, config["monthlyGpuBudget"])
+
+
+def check(resource: StackResource, stack: Stack, config: Config) -> list[str]:
+    """Violation messages of ``gpu-cost-guard`` for one resource: the budget on the stack resource, the
+    on-demand and pricing ones on GPU pools; none in a prod stack (one in ``prodStacks``, or unnamed)."""
+    if not stack.name or stack.name in config["prodStacks"]:
+        return []
+    templates = stack.shared("templates", partial(_templates, stack))
+    if resource.type == STACK:
+        return _budget(stack, templates, config)
+    if resource.type not in COMPUTE:
+        return []
+    messages = Findings()
+    if resource.type in POOLS:
+        capacities = stack.shared("capacities", partial(_capacities, stack.of_type(*POOLS)))
+        messages.explain(partial(_on_demand_only, resource, capacities, templates))
+    cost = _pool_cost(resource, templates, PriceList(config["prices"]))
+    if cost is not None:
+        messages.explain(partial(_unpriced, cost))
+    return messages.messages
 
 
 RULE = StackRule(

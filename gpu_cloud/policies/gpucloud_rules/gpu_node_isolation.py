@@ -9,11 +9,11 @@ own inputs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import partial
 
 from .cost_model import launch_template_of
-from .rule import Config, Finding, Props, StackResource, StackRule
+from .rule import Config, Props, Stack, StackResource, StackRule
 from .values import Findings, all_true, any_entry, any_true, as_object, as_text, equals
 
 __all__ = ["RULE", "check", "check_pool", "is_aws_gpu_instance_type", "is_gpu_instance_type", "is_gpu_pool"]
@@ -113,20 +113,22 @@ def check_pool(resource_type: str, props: Props, launch_template: Props | None =
     return findings.messages
 
 
-def check(resources: Sequence[StackResource], config: Config, stack: str) -> list[Finding]:
-    """Findings of ``gpu-node-isolation`` over the stack's node groups and pools."""
-    del config, stack
-    templates: Mapping[str, Props] = {r.urn: r.props for r in resources if r.type == AWS_LAUNCH_TEMPLATE}
-    findings: list[Finding] = []
-    for resource in resources:
-        if resource.type not in POOL_TYPES:
-            continue
-        template = None
-        if resource.type == AWS_NODE_GROUP:
-            dependencies = resource.property_dependencies.get("launchTemplate", ())
-            template = launch_template_of(resource.props, dependencies, templates)
-        findings += [Finding(resource.urn, m) for m in check_pool(resource.type, resource.props, template)]
-    return findings
+def _templates(stack: Stack) -> Mapping[str, Props]:
+    return {r.urn: r.props for r in stack.of_type(AWS_LAUNCH_TEMPLATE)}
+
+
+def check(resource: StackResource, stack: Stack, config: Config) -> list[str]:
+    """Violation messages of ``gpu-node-isolation`` for one node group or pool (launch templates: none)."""
+    del config
+    if resource.type not in POOL_TYPES:
+        return []
+    template = None
+    if resource.type == AWS_NODE_GROUP:
+        dependencies = resource.property_dependencies.get("launchTemplate", ())
+        template = launch_template_of(
+            resource.props, dependencies, stack.shared("templates", partial(_templates, stack))
+        )
+    return check_pool(resource.type, resource.props, template)
 
 
 RULE = StackRule(

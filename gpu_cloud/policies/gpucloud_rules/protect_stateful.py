@@ -6,10 +6,10 @@ mandatory and marks its findings advisory outside those stacks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import partial
 
-from .rule import Config, Finding, StackResource, StackRule
+from .rule import Config, Stack, StackResource, StackRule
 from .values import Findings, as_number
 
 __all__ = ["RULE", "check"]
@@ -40,18 +40,20 @@ def _window_problem(resource: StackResource, key: str, default: float | None) ->
     return None
 
 
-def check(resources: Sequence[StackResource], config: Config, stack: str) -> list[Finding]:
-    """Findings of ``protect-stateful``; advisory unless ``stack`` is protected (an unnamed stack is)."""
-    advisory = bool(stack) and stack not in config["protectedStacks"]
-    findings: list[Finding] = []
-    for resource in resources:
-        messages = Findings()
-        messages.check(partial(_unprotected, resource), "stateful resource is not protected: set protect")
-        window = STATEFUL[resource.type]
-        if window is not None:
-            messages.explain(partial(_window_problem, resource, *window))
-        findings += [Finding(resource.urn, m, advisory) for m in messages.messages]
-    return findings
+def check(resource: StackResource, stack: Stack, config: Config) -> list[str]:
+    """Violation messages of ``protect-stateful`` for one stateful resource."""
+    del stack, config
+    messages = Findings()
+    messages.check(partial(_unprotected, resource), "stateful resource is not protected: set protect")
+    window = STATEFUL[resource.type]
+    if window is not None:
+        messages.explain(partial(_window_problem, resource, *window))
+    return messages.messages
+
+
+def advisory_in(stack: str, config: Config) -> bool:
+    """Whether the policy is advisory in ``stack``: a named stack not in ``protectedStacks``."""
+    return bool(stack) and stack not in config["protectedStacks"]
 
 
 RULE = StackRule(
@@ -60,6 +62,7 @@ RULE = StackRule(
     level="mandatory",
     resource_types=frozenset(STATEFUL),
     check=check,
+    advisory_in=advisory_in,
     config={
         "protectedStacks": {
             "type": "array",

@@ -6,8 +6,13 @@ Responsibilities, in order, for every evaluation:
 2. hand the rule plain wire values (the SDK's unknown-checking proxies unwrapped), so a rule itself
    decides which unknowns matter and says "could not decide" for those -- reported at the policy's
    level with the resource's URN, never the SDK's URN-less advisory note;
-3. report findings: at the policy's level, or as an advisory note when the URN is exempted (the note
+3. run the rule through the guard of ``rule`` (`run_resource_rule`, `run_stack_rule`): a check that
+   raises is that resource's "could not decide" violation;
+4. report findings: at the policy's level, or as an advisory note when the URN is exempted (the note
    carries the reason) or the rule marks the finding advisory.
+
+Should this adapter itself fail (a bug, or an SDK that changed), it raises `PolicyFailed` naming the
+policy, so the engine (or ``gpucloud plan``, exit status 2) says which policy failed and why.
 
 Advisory notes from a mandatory policy: the SDK's ``report_violation`` is bound to the policy's level,
 and the engine honours the level of each diagnostic it receives. So the note is reported through the
@@ -21,7 +26,8 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import pulumi
@@ -47,10 +53,23 @@ from .rule import (
     config_schema,
     effective_config,
     exemption_reasons,
+    run_resource_rule,
+    run_stack_rule,
 )
-from .values import Undecided
 
-__all__ = ["to_policy"]
+__all__ = ["PolicyFailed", "to_policy"]
+
+
+class PolicyFailed(RuntimeError):
+    """The adapter failed while evaluating a policy: the message names the policy and the error."""
+
+
+@contextmanager
+def _failing_as(name: str) -> Iterator[None]:
+    try:
+        yield
+    except Exception as error:
+        raise PolicyFailed(f"policy {name} failed: {type(error).__name__}: {error}") from error
 
 
 def to_policy(rule: ResourceRule | StackRule) -> Policy:
@@ -78,38 +97,40 @@ def _resource_validation(rule: ResourceRule) -> Any:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
         if args.resource_type not in rule.resource_types:
             return
-        config = effective_config(rule, args.get_config())
-        provider = _provider_props(args.resource_type, args.provider)
-        try:
-            messages = rule.check(args.resource_type, _plain(args.props), config, provider)
-        except Undecided as exc:
-            messages = [exc.message]
-        findings = [Finding(args.urn, message) for message in messages]
-        _report(findings, config, report_violation)
+        with _failing_as(rule.name):
+            config = effective_config(rule, args.get_config())
+            provider = _provider_props(args.resource_type, args.provider)
+            messages = run_resource_rule(rule, args.resource_type, _plain(args.props), config, provider)
+            _report([Finding(args.urn, message) for message in messages], config, report_violation)
 
     return validate
 
 
 def _stack_validation(rule: StackRule) -> Any:
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-        config = effective_config(rule, args.get_config())
-        resources = [
-            StackResource(
-                urn=r.urn,
-                type=r.resource_type,
-                props=_plain(r.props),
-                protect=bool(r.opts.protect),
-                property_dependencies={
-                    key: tuple(dep.urn for dep in deps) for key, deps in r.property_dependencies.items()
-                },
-                provider=_provider_props(r.resource_type, r.provider),
-            )
-            for r in args.resources
-            if r.resource_type in rule.resource_types
-        ]
-        _report(rule.check(resources, config, pulumi.get_stack() or ""), config, report_violation)
+        with _failing_as(rule.name):
+            _validate_stack(rule, args, report_violation)
 
     return validate
+
+
+def _validate_stack(rule: StackRule, args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    config = effective_config(rule, args.get_config())
+    resources = [
+        StackResource(
+            urn=r.urn,
+            type=r.resource_type,
+            props=_plain(r.props),
+            protect=bool(r.opts.protect),
+            property_dependencies={
+                key: tuple(dep.urn for dep in deps) for key, deps in r.property_dependencies.items()
+            },
+            provider=_provider_props(r.resource_type, r.provider),
+        )
+        for r in args.resources
+        if r.resource_type in rule.resource_types
+    ]
+    _report(run_stack_rule(rule, resources, config, pulumi.get_stack() or ""), config, report_violation)
 
 
 def _report(findings: list[Finding], config: Mapping[str, Any], report_violation: ReportViolation) -> None:
