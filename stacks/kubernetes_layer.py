@@ -114,7 +114,6 @@ def build(config: StackConfig, cluster: ClusterHandle) -> None:
             opts=opts(addons),
         )
     if config.training is not None:
-        training_pools = [p for p in config.node_pools if p.purpose is PoolPurpose.TRAINING]
         TrainingDefaults(
             f"{env}-training",
             TrainingDefaultsArgs(
@@ -122,7 +121,7 @@ def build(config: StackConfig, cluster: ClusterHandle) -> None:
                 access=config.access,
                 cloud=config.cloud,
                 checkpoint_role=cluster.checkpoint_role,
-                pool=training_pools[0] if training_pools else None,
+                pools=[p for p in pools.values() if p.purpose is PoolPurpose.TRAINING],
             ),
             opts=opts(rbac),
         )

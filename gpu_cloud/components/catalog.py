@@ -103,6 +103,8 @@ class InstanceType:
         nvlink: Whether the GPUs are linked by NVLink/NVSwitch.
         arch: CPU architecture.
         source: Where the facts of its family were read.
+        efa_rdma_read: Whether its EFA devices are documented to support RDMA read (GPUDirect RDMA through
+            libfabric's ``FI_EFA_USE_DEVICE_RDMA``); False where not documented or without EFA.
     """
 
     cloud: Cloud
@@ -117,6 +119,7 @@ class InstanceType:
     nvlink: bool
     arch: Arch
     source: Source
+    efa_rdma_read: bool = False
 
     @property
     def gpu_class(self) -> str:
@@ -333,6 +336,7 @@ class _Family:
     memory_unit: str
     gpu_memory_unit: str
     source: Source
+    efa_rdma_read: bool
 
 
 def _read_family(reader: _Reader, path: str, raw: _Object) -> _Family | None:
@@ -342,6 +346,8 @@ def _read_family(reader: _Reader, path: str, raw: _Object) -> _Family | None:
     arch = reader.choice(raw, "arch", path, Arch)
     nvlink = reader.get(raw, "nvlink", path, bool)
     basis = reader.text(raw, "nvlink_basis", path)
+    rdma_read = reader.get(raw, "efa_rdma_read", path, bool)
+    rdma_basis = reader.text(raw, "efa_rdma_read_basis", path)
     memory_unit = reader.choice(raw, "memory_unit", path, _unit)
     gpu_memory_unit = reader.choice(raw, "gpu_memory_unit", path, _unit)
     source = reader.source(raw, path)
@@ -352,12 +358,17 @@ def _read_family(reader: _Reader, path: str, raw: _Object) -> _Family | None:
         or arch is None
         or nvlink is None
         or basis is None
+        or rdma_read is None
+        or rdma_basis is None
         or memory_unit is None
         or gpu_memory_unit is None
         or source is None
     ):
         return None
-    return _Family(cloud, family, gpu_model, arch, nvlink, memory_unit, gpu_memory_unit, source)
+    if rdma_read and cloud is Cloud.ALICLOUD:
+        reader.fail(f"{path}.efa_rdma_read", "must be false on Alibaba Cloud (no EFA)", rdma_read)
+        return None
+    return _Family(cloud, family, gpu_model, arch, nvlink, memory_unit, gpu_memory_unit, source, rdma_read)
 
 
 def _read_type(reader: _Reader, path: str, raw: _Object, fam: _Family) -> InstanceType | None:
@@ -401,6 +412,7 @@ def _read_type(reader: _Reader, path: str, raw: _Object, fam: _Family) -> Instan
         nvlink=fam.nvlink,
         arch=fam.arch,
         source=fam.source,
+        efa_rdma_read=fam.efa_rdma_read and efa > 0,
     )
 
 

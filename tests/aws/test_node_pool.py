@@ -6,8 +6,12 @@ from typing import Any
 
 import pytest
 
+from gpu_cloud.components import catalog
+from gpu_cloud.components.aws._node_group import EFA_ONLY_MIN_VPC_CNI, efa_layout
 from gpu_cloud.components.aws.node_pool import GpuNodePool, GpuNodePoolArgs
+from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec
+from gpu_cloud.components.versions import EKS_ADDON_VERSIONS
 from tests.aws.helpers import assert_policies_lint_clean, named, of_type, run, type_counts
 from tests.aws.nodes import KEY_ARN, TARGET
 
@@ -128,12 +132,40 @@ def test_bottlerocket_keeps_images_on_an_encrypted_data_volume() -> None:
     assert named(plan, "pool-nodes").inputs["amiType"] == "BOTTLEROCKET_x86_64_NVIDIA"
 
 
-def test_efa_training_attaches_every_efa_interface_of_the_type() -> None:
+def test_p5_training_puts_efa_on_the_primary_card_and_efa_only_on_the_others() -> None:
     interfaces = named(run(lambda: _pool(TRAINING)), "pool-nodes-lt").inputs["networkInterfaces"]
     assert len(interfaces) == 32
-    assert [(i["networkCardIndex"], i["deviceIndex"]) for i in interfaces[:3]] == [(0, 0), (1, 1), (2, 1)]
-    assert {i["interfaceType"] for i in interfaces} == {"efa"}
+    assert [(i["networkCardIndex"], i["deviceIndex"], i["interfaceType"]) for i in interfaces] == [
+        (0, 0, "efa"),
+        *[(card, 1, "efa-only") for card in range(1, 32)],
+    ]
     assert {i["associatePublicIpAddress"] for i in interfaces} == {"false"}
+
+
+EFA_TYPES = [t for t in catalog.instance_types(Cloud.AWS) if t.has_efa]
+
+
+@pytest.mark.parametrize("instance_type", EFA_TYPES, ids=[t.name for t in EFA_TYPES])
+def test_efa_layout_per_type_is_one_efa_device_per_card_efa_only_after_the_primary(instance_type) -> None:
+    layout = efa_layout(instance_type)
+    assert len(layout) == instance_type.efa_interfaces
+    assert layout[0] == (0, 0, "efa")
+    assert layout[1:] == [(card, 1, "efa-only") for card in range(1, instance_type.efa_interfaces)]
+
+
+@pytest.mark.parametrize(
+    ("name", "efa_only"), [("p5.48xlarge", 31), ("p4d.24xlarge", 3), ("g6e.48xlarge", 3), ("g5.12xlarge", 0)]
+)
+def test_efa_only_count_per_type(name, efa_only) -> None:
+    found = catalog.lookup(Cloud.AWS, name)
+    assert found is not None
+    assert [kind for _, _, kind in efa_layout(found)].count("efa-only") == efa_only
+
+
+def test_pinned_vpc_cni_supports_efa_only_interfaces() -> None:
+    for kubernetes, addons in EKS_ADDON_VERSIONS.items():
+        version = tuple(int(x) for x in addons["vpc-cni"].removeprefix("v").split("-")[0].split("."))
+        assert version >= EFA_ONLY_MIN_VPC_CNI, (kubernetes, addons["vpc-cni"])
 
 
 def test_node_group_is_tainted_labelled_and_pinned() -> None:

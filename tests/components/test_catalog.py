@@ -242,6 +242,8 @@ def _facts() -> dict[str, Any]:
         "arch": "x86_64",
         "nvlink": False,
         "nvlink_basis": "not documented",
+        "efa_rdma_read": False,
+        "efa_rdma_read_basis": "not documented",
         "memory_unit": "MiB",
         "gpu_memory_unit": "MiB",
         "source": dict(SOURCE),
@@ -287,6 +289,39 @@ def _problems(facts: dict[str, Any], prices: dict[str, Any]) -> tuple[str, ...]:
 def test_valid_fixture_builds() -> None:
     built = catalog._build_catalog(_facts(), _prices())
     assert list(built.types) == [(AWS, "g5.xlarge")]
+
+
+@pytest.mark.parametrize(
+    ("name", "rdma_read"),
+    [
+        ("p5.48xlarge", True),
+        ("p4d.24xlarge", True),
+        ("p4de.24xlarge", True),
+        ("g5.12xlarge", False),
+        ("g4dn.12xlarge", False),
+        ("g6e.48xlarge", False),
+        # The family's EFA types read with RDMA; its types without EFA read nothing.
+        ("g5.xlarge", False),
+    ],
+)
+def test_efa_rdma_read_is_a_documented_family_fact(name: str, rdma_read: bool) -> None:
+    found = catalog.lookup(AWS, name)
+    assert found is not None
+    assert found.efa_rdma_read is rdma_read
+
+
+def test_no_alibaba_type_reads_with_efa_rdma() -> None:
+    assert not any(t.efa_rdma_read for t in catalog.instance_types(ALI))
+
+
+def test_rdma_read_on_alibaba_cloud_is_rejected() -> None:
+    facts = _facts()
+    family = facts["families"][0]
+    family.update(cloud="alicloud", family="gn7i", efa_rdma_read=True)
+    family["types"][0]["name"] = "ecs.gn7i-c8g1.2xlarge"
+    assert _problems(facts, _prices())[0] == (
+        "catalog.families[0].efa_rdma_read: must be false on Alibaba Cloud (no EFA) (got True)"
+    )
 
 
 def test_duplicate_instance_type_is_rejected() -> None:

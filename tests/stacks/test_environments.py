@@ -152,7 +152,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:s3/bucketVersioning:BucketVersioning": 1,
         "kubernetes:apps/v1:Deployment": 1,
         "kubernetes:autoscaling/v2:HorizontalPodAutoscaler": 1,
-        "kubernetes:core/v1:ConfigMap": 1,
+        "kubernetes:core/v1:ConfigMap": 2,
         "kubernetes:core/v1:Namespace": 3,
         "kubernetes:core/v1:ResourceQuota": 1,
         "kubernetes:core/v1:Service": 1,
@@ -190,7 +190,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "alicloud:vpc/switch:Switch": 4,
         "kubernetes:apps/v1:Deployment": 1,
         "kubernetes:autoscaling/v2:HorizontalPodAutoscaler": 1,
-        "kubernetes:core/v1:ConfigMap": 1,
+        "kubernetes:core/v1:ConfigMap": 2,
         "kubernetes:core/v1:Namespace": 3,
         "kubernetes:core/v1:ResourceQuota": 1,
         "kubernetes:core/v1:Service": 1,
@@ -316,8 +316,9 @@ def test_staging_trains_on_efa_in_a_cluster_placement_group() -> None:
     template = named("staging", "staging-training-a10g-nodes-lt").inputs
     assert [i["interfaceType"] for i in template["networkInterfaces"]] == ["efa"]
     assert "placement" in template
-    nccl = named("staging", "staging-training-nccl").inputs["data"]
-    assert nccl["FI_PROVIDER"] == "efa"
+    # g5's EFA has no RDMA read: the EFA provider, without FI_EFA_USE_DEVICE_RDMA (libfabric would abort).
+    nccl = named("staging", "staging-training-nccl-training-a10g").inputs["data"]
+    assert nccl == {"NCCL_SOCKET_IFNAME": "eth0", "NCCL_DEBUG": "INFO", "FI_PROVIDER": "efa"}
 
 
 def test_staging_peers_to_the_data_vpc_of_the_referenced_stack() -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "catalog_types",
     "declare_node_group",
     "declare_node_role",
+    "efa_layout",
     "node_labels",
     "node_role",
     "plan_problems",
@@ -300,24 +301,44 @@ def _volumes(plan: NodeGroupPlan, target: NodeGroupTarget) -> list[aws.ec2.Launc
     return [volume(ROOT_DEVICE, plan.disk_size_gib)]
 
 
-def _interfaces(plan: NodeGroupPlan, target: NodeGroupTarget) -> list[aws.ec2.LaunchTemplateNetworkInterfaceArgs]:
-    """Network interfaces: one ENA interface, or one EFA interface per network card.
+EFA_ONLY_MIN_VPC_CNI = (1, 18, 4)
+"""EFA-only interfaces need VPC CNI v1.18.4 or later on the nodes (terraform-aws-eks ``enable_efa_only``, read
+2026-12-02); the pinned vpc-cni add-on (components.versions) is tested against it."""
 
-    EFA: the primary interface on network card 0 at device index 0, the others on network cards 1..n-1 at device
-    index 1 (EC2 User Guide, "Maximize network bandwidth on instances with multiple network cards"; AWS PCS
-    User Guide, EFA launch template example). pulumi-aws types associate_public_ip_address as a string.
+
+def efa_layout(instance_type: InstanceType) -> list[tuple[int, int, str]]:
+    """(network card index, device index, interface type) of each EFA interface of ``instance_type``.
+
+    One EFA device per network card, as many as the catalog's ``efa_interfaces``: the primary interface is an
+    EFA with ENA (``efa``) on network card 0 at device index 0; every other card gets an ``efa-only`` interface at
+    device index 1, which takes no IP address (EC2 User Guide, "Maximize network bandwidth on Amazon EC2
+    instances with multiple network cards": primary interface "EFA (EFA with ENA)" on card 0 / device 0, each
+    additional one on "the next unused network card index, device index 1, and either an EFA (EFA with ENA) or
+    EFA-only network interface"; the P5 configuration and terraform-aws-eks ``efa_indices=[0]`` use EFA-only on
+    the secondary cards; read 2026-12-02). EFA-only is available on every EFA type (EC2 announcement of
+    2024-10-28, "EFA-only is available on all EFA supported instances").
     """
-    count = plan.instance_types[0].efa_interfaces if plan.efa else 1
+    return [(0, 0, "efa") if card == 0 else (card, 1, "efa-only") for card in range(instance_type.efa_interfaces)]
+
+
+def _interfaces(plan: NodeGroupPlan, target: NodeGroupTarget) -> list[aws.ec2.LaunchTemplateNetworkInterfaceArgs]:
+    """Network interfaces: one ENA interface, or the EFA layout of the type (:func:`efa_layout`).
+
+    pulumi-aws types associate_public_ip_address as a string.
+    """
+    layout: list[tuple[int | None, int, str | None]] = [(None, 0, None)]
+    if plan.efa:
+        layout = list(efa_layout(plan.instance_types[0]))
     return [
         aws.ec2.LaunchTemplateNetworkInterfaceArgs(
-            device_index=0 if card == 0 else 1,
-            network_card_index=card if plan.efa else None,
-            interface_type="efa" if plan.efa else None,
+            device_index=device,
+            network_card_index=card,
+            interface_type=kind,
             associate_public_ip_address="false",
             delete_on_termination="true",
             security_groups=[target.cluster_security_group_id],
         )
-        for card in range(count)
+        for card, device, kind in layout
     ]
 
 

@@ -1,13 +1,16 @@
-"""Defaults for training jobs in a GPU namespace: NCCL settings, a workload-identity ServiceAccount, a GPU quota."""
+"""Defaults for training jobs in a GPU namespace: NCCL settings per pool, a workload-identity ServiceAccount, a GPU
+quota."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from gpu_cloud.components import labels
+from gpu_cloud.components.catalog import lookup
 from gpu_cloud.components.k8s.clouds import profile
 from gpu_cloud.components.spec import (
     AccessSpec,
@@ -16,30 +19,51 @@ from gpu_cloud.components.spec import (
     GpuNodePoolSpec,
     PoolPurpose,
     Problem,
+    SpotGroupSpec,
     TrainingSpec,
 )
 
-__all__ = ["NCCL_CONFIG_MAP", "TRAINING_SERVICE_ACCOUNT", "TrainingDefaults", "TrainingDefaultsArgs", "nccl_settings"]
-
-NCCL_CONFIG_MAP = "nccl-defaults"
-"""Name of the ConfigMap of NCCL settings (jobs load it with ``envFrom``)."""
+__all__ = [
+    "TRAINING_SERVICE_ACCOUNT",
+    "TrainingDefaults",
+    "TrainingDefaultsArgs",
+    "nccl_config_map",
+    "nccl_settings",
+]
 
 TRAINING_SERVICE_ACCOUNT = "training"
 """Name of the ServiceAccount training jobs run as (it assumes the checkpoint role)."""
 
+EFA_PROVIDER = {"FI_PROVIDER": "efa"}
+"""libfabric's EFA provider for the aws-ofi-nccl plugin (AWS EC2 User Guide, "Get started with EFA and NCCL")."""
 
-def nccl_settings(training: TrainingSpec, pool: GpuNodePoolSpec | None) -> dict[str, str]:
-    """NCCL environment of training jobs; EFA transport settings when ``pool`` has EFA.
+EFA_DEVICE_RDMA = {"FI_EFA_USE_DEVICE_RDMA": "1"}
+"""GPUDirect RDMA over EFA. Only for types whose EFA has RDMA read (catalog ``efa_rdma_read``): libfabric's EFA
+provider aborts when it is set on a device without RDMA read ("FI_EFA_USE_DEVICE_RDMA=1 was set by user, but EFA
+device has no rdma-read capability. Application will abort()", ofiwg/libfabric prov/efa/src/rdm/efa_rdm_util.c
+efa_rdm_get_use_device_rdma, read 2026-12-02), and without the variable it follows the device's capability."""
 
-    NCCL_SOCKET_IFNAME/NCCL_DEBUG: NCCL environment variables (docs.nvidia.com/deeplearning/nccl/user-guide/docs/
-    env.html). FI_PROVIDER=efa selects libfabric's EFA provider for the aws-ofi-nccl plugin, and
-    FI_EFA_USE_DEVICE_RDMA=1 turns on GPUDirect RDMA on EFA instances (AWS EC2 user guide, "Get started with EFA and
-    NCCL"; aws/sagemaker-training-toolkit torch_distributed.py sets the same for its RDMA instance types).
+
+def nccl_settings(training: TrainingSpec, pool: GpuNodePoolSpec | SpotGroupSpec) -> dict[str, str]:
+    """The NCCL/libfabric environment of training jobs on ``pool``, from its instance types' catalog facts.
+
+    Every pool: NCCL_SOCKET_IFNAME=eth0 (the pod's interface on VPC CNI and Terway) and NCCL_DEBUG (NCCL
+    environment variables, docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html). EFA pools (AWS): the EFA
+    provider, and device RDMA where every type of the pool has RDMA read. Nothing EFA-specific elsewhere: spot
+    groups have no EFA. Pure; the pool is a validated spec (``pool_problems`` refuses EFA on a type without it).
     """
     settings = {"NCCL_SOCKET_IFNAME": "eth0", "NCCL_DEBUG": training.nccl_debug}
-    if pool is not None and pool.efa:
-        settings |= {"FI_PROVIDER": "efa", "FI_EFA_USE_DEVICE_RDMA": "1"}
+    if isinstance(pool, GpuNodePoolSpec) and pool.efa:
+        types = [lookup(Cloud.AWS, name) for name in pool.instance_types]
+        settings |= EFA_PROVIDER
+        if all(t is not None and t.efa_rdma_read for t in types):
+            settings |= EFA_DEVICE_RDMA
     return settings
+
+
+def nccl_config_map(pool: str) -> str:
+    """Name of the ConfigMap of NCCL settings for jobs on ``pool`` (jobs load it with ``envFrom``)."""
+    return f"nccl-{pool}"
 
 
 @dataclass(frozen=True)
@@ -54,26 +78,26 @@ class TrainingDefaultsArgs:
         checkpoint_role: The role the training ServiceAccount assumes to reach the checkpoint bucket, where the
             cloud names it on the ServiceAccount: a RAM role name (RRSA) on Alibaba Cloud. On AWS, leave it out and
             associate ``TRAINING_SERVICE_ACCOUNT`` with a components.aws.PodIdentityRole.
-        pool: The training pool jobs run on; its EFA setting decides the EFA transport variables.
+        pools: The training pools and spot groups jobs run on; each gets its own NCCL settings.
     """
 
     training: TrainingSpec
     access: AccessSpec
     cloud: Cloud
     checkpoint_role: pulumi.Input[str] | None = None
-    pool: GpuNodePoolSpec | None = None
+    pools: Sequence[GpuNodePoolSpec | SpotGroupSpec] = ()
 
 
 class TrainingDefaults(pulumi.ComponentResource):
-    """NCCL ConfigMap, checkpoint ServiceAccount and ``requests.nvidia.com/gpu`` ResourceQuota of the training
-    namespace.
+    """One NCCL ConfigMap per training pool (``nccl-<pool>``), the checkpoint ServiceAccount and the
+    ``requests.nvidia.com/gpu`` ResourceQuota of the training namespace.
 
     Raises:
-        ConfigError: the namespace is not a GPU namespace, or the pool is not a training pool.
+        ConfigError: the namespace is not a GPU namespace, or a pool is not a training pool.
     """
 
-    config_map: k8s.core.v1.ConfigMap
-    """The NCCL settings."""
+    config_maps: dict[str, k8s.core.v1.ConfigMap]
+    """The NCCL settings by pool name."""
     service_account: k8s.core.v1.ServiceAccount
     """The ServiceAccount of training jobs."""
 
@@ -87,20 +111,24 @@ class TrainingDefaults(pulumi.ComponentResource):
         if (annotation is None) != (args.checkpoint_role is None):
             needs = "needed" if annotation is not None else "not used"
             problems.append(Problem("checkpoint_role", f"{needs} on {args.cloud.value}", args.checkpoint_role))
-        if args.pool is not None and args.pool.purpose is not PoolPurpose.TRAINING:
-            problems.append(Problem("pool", f"pool {args.pool.name!r} is not a training pool", args.pool.purpose.value))
+        for i, pool in enumerate(args.pools):
+            if pool.purpose is not PoolPurpose.TRAINING:
+                problems.append(Problem(f"pools.{i}", f"pool {pool.name!r} is not a training pool", pool.purpose.value))
         if problems:
             raise ConfigError(problems)
         super().__init__("gpucloud:k8s:TrainingDefaults", name, None, opts)
         # The namespace is named, not referenced: the children wait for what the component waits for (GpuRbac),
         # since a component's depends_on does not reach its children (pulumi/pulumi#8721).
         child = pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts is not None else None)
-        self.config_map = k8s.core.v1.ConfigMap(
-            f"{name}-nccl",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=NCCL_CONFIG_MAP, namespace=namespace),
-            data=nccl_settings(args.training, args.pool),
-            opts=child,
-        )
+        self.config_maps = {
+            pool.name: k8s.core.v1.ConfigMap(
+                f"{name}-nccl-{pool.name}",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=nccl_config_map(pool.name), namespace=namespace),
+                data=nccl_settings(args.training, pool),
+                opts=child,
+            )
+            for pool in args.pools
+        }
         self.service_account = k8s.core.v1.ServiceAccount(
             f"{name}-service-account",
             metadata=k8s.meta.v1.ObjectMetaArgs(
@@ -118,4 +146,6 @@ class TrainingDefaults(pulumi.ComponentResource):
             ),
             opts=child,
         )
-        self.register_outputs({"serviceAccount": TRAINING_SERVICE_ACCOUNT, "configMap": NCCL_CONFIG_MAP})
+        self.register_outputs(
+            {"serviceAccount": TRAINING_SERVICE_ACCOUNT, "configMaps": [nccl_config_map(p) for p in self.config_maps]}
+        )
