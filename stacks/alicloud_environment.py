@@ -65,13 +65,6 @@ def build(config: StackConfig) -> None:
     ]
     components: dict[str, pulumi.Resource] = {p.name: c for p, c in zip(config.node_pools, pools, strict=True)}
     components |= {g.name: c for g, c in zip(config.spot_groups, groups, strict=True)}
-    access = GpuAdminAccess(
-        f"{env}-access",
-        GpuAdminAccessArgs(
-            spec=config.access, cluster_id=cluster.cluster_id, cluster_name=cluster.cluster_name, tags=config.tags
-        ),
-        opts,
-    )
     if config.peering is not None:
         _peer(env, config, config.peering, network, account_id, opts)
     training_role: RrsaRole | None = None
@@ -104,7 +97,7 @@ def build(config: StackConfig) -> None:
                 opts,
             )
 
-    kubernetes_layer.build(
+    rbac = kubernetes_layer.build(
         config,
         kubernetes_layer.ClusterHandle(
             kubeconfig=cluster.kubeconfig,
@@ -114,6 +107,18 @@ def build(config: StackConfig) -> None:
             checkpoint_role=training_role.role_name if training_role is not None else None,
             driver_version=ACK_NVIDIA_DRIVER_VERSION,
         ),
+    )
+    # ACK grants bind the Kubernetes layer's ClusterRoles, so they come after them.
+    access = GpuAdminAccess(
+        f"{env}-access",
+        GpuAdminAccessArgs(
+            spec=config.access,
+            cluster_id=cluster.cluster_id,
+            cluster_name=cluster.cluster_name,
+            tags=config.tags,
+            cluster_roles=list(rbac.cluster_roles.values()),
+        ),
+        opts,
     )
 
     outputs.export_common(

@@ -73,8 +73,9 @@ def check(config: StackConfig, driver_version: str | None = None) -> None:
         raise ConfigError(found)
 
 
-def build(config: StackConfig, cluster: ClusterHandle) -> None:
-    """Declare the Kubernetes layer of ``config`` on ``cluster``."""
+def build(config: StackConfig, cluster: ClusterHandle) -> GpuRbac:
+    """Declare the Kubernetes layer of ``config`` on ``cluster``; return its GPU RBAC (the cloud's grants name its
+    ClusterRoles)."""
     env = config.environment
     # A component's depends_on does not reach its children (pulumi/pulumi#8721), so the wait is on the provider:
     # every Kubernetes object uses it, and it exists only once the control plane, the system pool, the managed
@@ -125,6 +126,7 @@ def build(config: StackConfig, cluster: ClusterHandle) -> None:
             ),
             opts=opts(rbac),
         )
+    return rbac
 
 
 def _pools(config: StackConfig) -> dict[str, GpuNodePoolSpec | SpotGroupSpec]:

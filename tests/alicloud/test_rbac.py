@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pulumi
+
 from gpu_cloud.components.alicloud import GpuAdminAccess, GpuAdminAccessArgs
 from gpu_cloud.components.alicloud.rbac import ADMIN_ACTIONS, USER_ACTIONS
+from gpu_cloud.components.k8s.rbac import ADMIN_NAMESPACE_ROLE, ADMIN_ROLE, USER_ROLE
 from gpu_cloud.components.spec import AccessSpec
 from tests.alicloud.support import component, custom, of_type, plan_of
 
@@ -76,22 +79,48 @@ def test_policies_are_attached_as_custom_policies() -> None:
     assert {a["policyType"] for a in attachments.values()} == {"Custom"}
 
 
-def test_admin_gets_the_gpu_admin_cluster_role_and_user_gets_gpu_user_in_each_gpu_namespace() -> None:
+def _grant(role_type: str, role: str, namespace: str | None = None) -> dict:  # type: ignore[type-arg]
+    grant = {"cluster": "c-123", "roleType": role_type, "roleName": role, "isCustom": True, "isRamRole": True}
+    return grant if namespace is None else {**grant, "namespace": namespace}
+
+
+def test_admin_gets_gpu_admin_and_gpu_admin_namespace_and_user_gets_gpu_user_in_each_gpu_namespace() -> None:
     grants = _by_name(_plan(), "alicloud:cs/kubernetesPermission:KubernetesPermission")
+    namespaces = ("gpu-training", "gpu-inference")
     assert grants["prod-cn-gpu-admin-permission"]["permissions"] == [
-        {"cluster": "c-123", "roleType": "cluster", "roleName": "gpu-admin", "isCustom": True, "isRamRole": True}
+        _grant("cluster", "gpu-admin"),
+        *(_grant("namespace", "gpu-admin-namespace", n) for n in namespaces),
     ]
     assert grants["prod-cn-gpu-user-permission"]["permissions"] == [
-        {
-            "cluster": "c-123",
-            "roleType": "namespace",
-            "namespace": namespace,
-            "roleName": "gpu-user",
-            "isCustom": True,
-            "isRamRole": True,
-        }
-        for namespace in ("gpu-training", "gpu-inference")
+        _grant("namespace", "gpu-user", n) for n in namespaces
     ]
+
+
+def test_granted_roles_are_the_kubernetes_layers_cluster_roles() -> None:
+    # ACK binds only custom ClusterRoles (KubernetesPermissionPermissionArgs.is_custom); tests/stacks checks that
+    # the environment's plan declares each one.
+    grants = of_type(_plan(), "alicloud:cs/kubernetesPermission:KubernetesPermission")
+    assert {p["roleName"] for g in grants for p in g.inputs["permissions"]} == {
+        ADMIN_ROLE,
+        ADMIN_NAMESPACE_ROLE,
+        USER_ROLE,
+    }
+
+
+def test_grants_wait_for_the_policy_attachment_and_the_cluster_roles() -> None:
+    spec = AccessSpec(admin_principals=(ADMIN,), user_principals=(USER,))
+
+    def program() -> None:
+        roles = [pulumi.CustomResource("test:index:ClusterRole", f"role-{n}") for n in range(2)]
+        args = GpuAdminAccessArgs(spec=spec, cluster_id="c-123", cluster_name="prod-cn-gpu", cluster_roles=roles)
+        GpuAdminAccess("prod-cn", args)
+
+    plan = plan_of(program)
+    urns = {r.name: r.urn for r in plan.resources}
+    for grant in of_type(plan, "alicloud:cs/kubernetesPermission:KubernetesPermission"):
+        role = grant.name.removesuffix("-permission")
+        waits = {urns[f"{role}-policy-attachment"], urns["role-0"], urns["role-1"]}
+        assert set(grant.dependencies) == waits | {urns[role]}  # the RAM role through uid
 
 
 def test_without_user_principals_there_is_no_gpu_user_role() -> None:

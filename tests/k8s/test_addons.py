@@ -1,3 +1,4 @@
+import pytest
 import yaml
 
 from gpu_cloud.components import labels
@@ -185,3 +186,15 @@ def test_cluster_wide_addons_run_on_the_system_pool():
     assert stack["alertmanager"]["alertmanagerSpec"]["nodeSelector"] == system
     assert stack["grafana"]["nodeSelector"] == system
     assert stack["kube-state-metrics"]["nodeSelector"] == system
+
+
+@pytest.mark.parametrize("cloud", list(Cloud))
+def test_control_plane_targets_the_managed_clouds_hide_are_not_scraped(cloud):
+    pools = (inference_pool(instance_types=("ecs.gn7i-c8g1.2xlarge",)),) if cloud is Cloud.ALICLOUD else ()
+    args = _aws(cloud=cloud, pools=pools) if cloud is Cloud.AWS else GpuAddonsArgs(AddonsSpec(), cloud, pools)
+    values = _values(_plan(args), "kube-prometheus-stack")
+    for target in ("kubeControllerManager", "kubeScheduler", "kubeEtcd", "kubeProxy"):
+        assert values[target] == {"enabled": False}, target
+    # The API server and the kubelets are reachable on both clouds and stay scraped (chart defaults).
+    assert "kubeApiServer" not in values
+    assert "kubelet" not in values

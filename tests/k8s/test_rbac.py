@@ -6,28 +6,42 @@ from gpu_cloud.components.spec import AccessSpec, Cloud
 from tests.k8s.conftest import assert_valid, children, kinds, one, run
 
 READ = ["get", "list", "watch"]
+CLUSTER_ROLES = [
+    ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "rbac-admin"),
+    ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "rbac-admin-namespace"),
+    ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "rbac-user"),
+]
+NAMESPACES = ("gpu-training", "gpu-inference")
 
 
 def _plan(access: AccessSpec, cloud: Cloud = Cloud.AWS):
     return run(lambda opts: GpuRbac("rbac", GpuRbacArgs(access=access, cloud=cloud), opts=opts))
 
 
-def test_children_are_the_cluster_role_and_per_namespace_roles(access):
+def test_aws_children_are_the_cluster_roles_and_their_group_bindings_per_namespace(access):
     per_namespace = []
-    for ns in ("gpu-training", "gpu-inference"):
+    for ns in NAMESPACES:
         per_namespace += [
             ("kubernetes:core/v1:Namespace", f"rbac-{ns}"),
-            ("kubernetes:rbac.authorization.k8s.io/v1:Role", f"rbac-{ns}-gpu-admin"),
-            ("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", f"rbac-{ns}-gpu-admin-binding"),
-            ("kubernetes:rbac.authorization.k8s.io/v1:Role", f"rbac-{ns}-gpu-user"),
+            ("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", f"rbac-{ns}-gpu-admin-namespace-binding"),
             ("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", f"rbac-{ns}-gpu-user-binding"),
         ]
     assert sorted(kinds(_plan(access))) == sorted(
         [
             ("gpucloud:k8s:GpuRbac", "rbac"),
-            ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "rbac-admin"),
+            *CLUSTER_ROLES,
             ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "rbac-admin-binding"),
             *per_namespace,
+        ]
+    )
+
+
+def test_ack_binds_no_group_since_grant_permissions_binds_the_cluster_roles(access):
+    assert sorted(kinds(_plan(access, Cloud.ALICLOUD))) == sorted(
+        [
+            ("gpucloud:k8s:GpuRbac", "rbac"),
+            *CLUSTER_ROLES,
+            *(("kubernetes:core/v1:Namespace", f"rbac-{ns}") for ns in NAMESPACES),
         ]
     )
 
@@ -38,7 +52,7 @@ def test_children_use_the_provider_given_in_opts(access):
     assert {r.provider.rsplit("::", 1)[0] for r in children(plan)[1:]} == {provider.urn}
 
 
-def test_gpu_admin_cluster_role_only_reads_cordons_and_evicts(access):
+def test_gpu_admin_cluster_role_reads_cordons_and_drains(access):
     inputs = one(_plan(access), "rbac-admin").inputs
     assert inputs["kind"] == "ClusterRole"
     assert inputs["metadata"] == {"name": "gpu-admin"}
@@ -46,16 +60,35 @@ def test_gpu_admin_cluster_role_only_reads_cordons_and_evicts(access):
         {"apiGroups": [""], "resources": ["nodes"], "verbs": [*READ, "patch"]},
         {"apiGroups": [""], "resources": ["pods", "events"], "verbs": READ},
         {"apiGroups": [""], "resources": ["pods/eviction"], "verbs": ["create"]},
+        # kubectl drain --ignore-daemonsets GETs the DaemonSet of each DaemonSet pod (pkg/drain/filters.go).
+        {"apiGroups": ["apps"], "resources": ["daemonsets"], "verbs": ["get"]},
         {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": READ},
         {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": READ},
         {"apiGroups": ["scheduling.k8s.io"], "resources": ["priorityclasses"], "verbs": READ},
     ]
 
 
-def test_gpu_admin_deletes_pods_and_jobs_and_manages_quotas_only_in_gpu_namespaces(access):
-    inputs = one(_plan(access), "rbac-gpu-training-gpu-admin").inputs
-    assert inputs["kind"] == "Role"
-    assert inputs["metadata"] == {"name": "gpu-admin", "namespace": "gpu-training"}
+def _allows(rules, group: str, resource: str, verb: str) -> bool:
+    return any(group in r["apiGroups"] and resource in r["resources"] and verb in r["verbs"] for r in rules)
+
+
+def test_gpu_admin_has_every_request_kubectl_drain_makes(access):
+    rules = one(_plan(access), "rbac-admin").inputs["rules"]
+    # cordon: get and patch the node; list the node's pods; GET the owning DaemonSets; evict the others.
+    for group, resource, verb in (
+        ("", "nodes", "get"),
+        ("", "nodes", "patch"),
+        ("", "pods", "list"),
+        ("apps", "daemonsets", "get"),
+        ("", "pods/eviction", "create"),
+    ):
+        assert _allows(rules, group, resource, verb), (group, resource, verb)
+
+
+def test_gpu_admin_namespace_role_deletes_pods_and_jobs_and_manages_quotas(access):
+    inputs = one(_plan(access), "rbac-admin-namespace").inputs
+    assert inputs["kind"] == "ClusterRole"
+    assert inputs["metadata"] == {"name": "gpu-admin-namespace"}
     assert inputs["rules"] == [
         {"apiGroups": [""], "resources": ["pods"], "verbs": ["delete"]},
         {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["delete"]},
@@ -63,9 +96,9 @@ def test_gpu_admin_deletes_pods_and_jobs_and_manages_quotas_only_in_gpu_namespac
     ]
 
 
-def test_gpu_user_runs_jobs_in_its_namespace(access):
-    inputs = one(_plan(access), "rbac-gpu-inference-gpu-user").inputs
-    assert inputs["metadata"] == {"name": "gpu-user", "namespace": "gpu-inference"}
+def test_gpu_user_runs_jobs(access):
+    inputs = one(_plan(access), "rbac-user").inputs
+    assert inputs["metadata"] == {"name": "gpu-user"}
     assert inputs["rules"] == [
         {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": [*READ, "create", "delete"]},
         {"apiGroups": [""], "resources": ["pods", "events"], "verbs": READ},
@@ -75,7 +108,7 @@ def test_gpu_user_runs_jobs_in_its_namespace(access):
 
 def test_no_role_grants_wildcards_secrets_rbac_exec_or_escalation(access):
     roles = [r for r in children(_plan(access)) if r.type.endswith((":Role", ":ClusterRole"))]
-    assert len(roles) == 5
+    assert len(roles) == 3
     for role in roles:
         for rule in role.inputs["rules"]:
             words = rule["apiGroups"] + rule["resources"] + rule["verbs"]
@@ -95,33 +128,61 @@ def test_admin_bindings_bind_the_mapped_admin_group(access):
         "name": "gpu-admin",
     }
     assert cluster.inputs["subjects"] == group
-    namespaced = one(plan, "rbac-gpu-training-gpu-admin-binding")
+    assert "namespace" not in cluster.inputs["metadata"]
+    namespaced = one(plan, "rbac-gpu-training-gpu-admin-namespace-binding")
+    assert namespaced.inputs["kind"] == "RoleBinding"
+    assert namespaced.inputs["metadata"] == {"name": "gpu-admin-namespace", "namespace": "gpu-training"}
     assert namespaced.inputs["roleRef"] == {
         "apiGroup": "rbac.authorization.k8s.io",
-        "kind": "Role",
-        "name": "gpu-admin",
+        "kind": "ClusterRole",
+        "name": "gpu-admin-namespace",
     }
     assert namespaced.inputs["subjects"] == group
 
 
-def test_user_binding_binds_the_mapped_user_group(access):
-    binding = one(_plan(access), "rbac-gpu-training-gpu-user-binding")
+def test_user_binding_binds_the_mapped_user_group_in_its_namespace_only(access):
+    binding = one(_plan(access), "rbac-gpu-inference-gpu-user-binding")
+    assert binding.inputs["kind"] == "RoleBinding"
+    assert binding.inputs["metadata"] == {"name": "gpu-user", "namespace": "gpu-inference"}
+    assert binding.inputs["roleRef"]["name"] == "gpu-user"
     assert binding.inputs["subjects"] == [
         {"kind": "Group", "name": labels.USER_GROUP, "apiGroup": "rbac.authorization.k8s.io"}
     ]
 
 
+def test_every_binding_names_a_declared_cluster_role(access):
+    plan = _plan(access)
+    declared = {r.inputs["metadata"]["name"] for r in children(plan) if r.type.endswith(":ClusterRole")}
+    bindings = [r for r in children(plan) if r.type.endswith("Binding")]
+    assert len(bindings) == 5
+    for binding in bindings:
+        assert binding.inputs["roleRef"]["kind"] == "ClusterRole"
+        assert binding.inputs["roleRef"]["name"] in declared
+
+
+POD_SECURITY = {
+    "pod-security.kubernetes.io/enforce": "baseline",
+    "pod-security.kubernetes.io/warn": "restricted",
+    "pod-security.kubernetes.io/audit": "restricted",
+}
+
+
 @pytest.mark.parametrize(
     ("cloud", "expected"),
     [
-        (Cloud.AWS, {"gpucloud.io/gpu-namespace": "true"}),
-        (Cloud.ALICLOUD, {"gpucloud.io/gpu-namespace": "true", "pod-identity.alibabacloud.com/injection": "on"}),
+        (Cloud.AWS, {"gpucloud.io/gpu-namespace": "true", **POD_SECURITY}),
+        (
+            Cloud.ALICLOUD,
+            {"gpucloud.io/gpu-namespace": "true", **POD_SECURITY, "pod-identity.alibabacloud.com/injection": "on"},
+        ),
     ],
 )
-def test_gpu_namespaces_carry_the_clouds_identity_labels(access, cloud, expected):
-    assert one(_plan(access, cloud), "rbac-gpu-training").inputs["metadata"]["labels"] == expected
+def test_gpu_namespaces_enforce_pod_security_and_carry_the_clouds_identity_labels(access, cloud, expected):
+    for ns in NAMESPACES:
+        assert one(_plan(access, cloud), f"rbac-{ns}").inputs["metadata"]["labels"] == expected
 
 
-def test_every_rbac_object_is_valid_kubernetes(access):
-    for resource in children(_plan(access))[1:]:
+@pytest.mark.parametrize("cloud", list(Cloud))
+def test_every_rbac_object_is_valid_kubernetes(access, cloud):
+    for resource in children(_plan(access, cloud))[1:]:
         assert_valid(resource)

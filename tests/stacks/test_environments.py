@@ -54,9 +54,8 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:helm.sh/v3:Release": 5,
         "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
         "kubernetes:policy/v1:PodDisruptionBudget": 1,
-        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 3,
         "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": 1,
-        "kubernetes:rbac.authorization.k8s.io/v1:Role": 4,
         "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": 4,
         "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
     },
@@ -107,9 +106,8 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:helm.sh/v3:Release": 5,
         "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
         "kubernetes:policy/v1:PodDisruptionBudget": 1,
-        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 3,
         "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": 1,
-        "kubernetes:rbac.authorization.k8s.io/v1:Role": 4,
         "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": 4,
         "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
     },
@@ -160,9 +158,8 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:helm.sh/v3:Release": 5,
         "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
         "kubernetes:policy/v1:PodDisruptionBudget": 1,
-        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 3,
         "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": 1,
-        "kubernetes:rbac.authorization.k8s.io/v1:Role": 4,
         "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": 4,
         "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
     },
@@ -198,10 +195,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:helm.sh/v3:Release": 3,
         "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
         "kubernetes:policy/v1:PodDisruptionBudget": 1,
-        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 1,
-        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": 1,
-        "kubernetes:rbac.authorization.k8s.io/v1:Role": 4,
-        "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": 4,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 3,
         "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
     },
 }
@@ -396,3 +390,25 @@ def test_kubernetes_objects_wait_for_the_cluster_and_its_node_pools(stack: str) 
     assert all(p.urn in provider.dependencies for p in pools)
     k8s_objects = [r for r in plan(stack).resources if r.type.startswith("kubernetes:") and r.custom]
     assert all(r.provider.startswith(provider.urn) for r in k8s_objects)
+
+
+def test_prod_cn_grants_bind_cluster_roles_and_namespaces_the_plan_declares() -> None:
+    """ACK GrantPermissions binds only custom ClusterRoles: every role a grant names must be a ClusterRole of the plan
+    (a namespaced Role would bind nothing), every namespace one of its Namespaces, and the grant waits for both."""
+    cluster_roles = {r.inputs["metadata"]["name"]: r.urn for r in of_type("prod-cn", CLUSTER_ROLE)}
+    namespaces = {r.inputs["metadata"]["name"] for r in of_type("prod-cn", "kubernetes:core/v1:Namespace")}
+    grants = of_type("prod-cn", "alicloud:cs/kubernetesPermission:KubernetesPermission")
+    assert len(grants) == 2
+    for grant in grants:
+        for permission in grant.inputs["permissions"]:
+            assert permission["isCustom"] is True
+            assert permission["roleName"] in cluster_roles, permission
+            assert cluster_roles[permission["roleName"]] in grant.dependencies
+            if permission["roleType"] == "namespace":
+                assert permission["namespace"] in namespaces, permission
+    assert not of_type("prod-cn", "kubernetes:rbac.authorization.k8s.io/v1:Role")
+    # ACK maps no Kubernetes groups, so no binding names one.
+    assert not of_type("prod-cn", "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
+
+
+CLUSTER_ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"

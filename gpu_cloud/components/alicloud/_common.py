@@ -35,9 +35,9 @@ def attached_policy(
     description: str,
     document: str,
     tags: Mapping[str, str],
-) -> None:
+) -> alicloud.ram.RolePolicyAttachment:
     """A custom RAM policy ``resource_name`` with ``document`` and its attachment ``<resource_name>-attachment`` to
-    ``role``."""
+    ``role`` (returned)."""
     policy = alicloud.ram.Policy(
         resource_name,
         policy_name=policy_name,
@@ -46,7 +46,7 @@ def attached_policy(
         tags=dict(tags),
         opts=child_options(parent),
     )
-    alicloud.ram.RolePolicyAttachment(
+    return alicloud.ram.RolePolicyAttachment(
         f"{resource_name}-attachment",
         role_name=role.role_name,
         policy_name=policy.policy_name,

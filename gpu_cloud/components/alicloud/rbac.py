@@ -1,4 +1,12 @@
-"""GpuAdminAccess: RAM roles gpu-admin (node-pool scaling) and gpu-user (read-only), mapped into the cluster."""
+"""GpuAdminAccess: RAM roles gpu-admin (node-pool scaling) and gpu-user (read-only), mapped into the cluster.
+
+ACK maps a RAM role into Kubernetes only through GrantPermissions (cs.KubernetesPermission), which binds predefined
+roles or custom ClusterRoles, also for namespace scope; ACK maps no Kubernetes groups. So both roles get the
+Kubernetes layer's ClusterRoles (components.k8s.rbac) here: gpu-admin cluster-wide plus gpu-admin-namespace in each
+GPU namespace, gpu-user in each GPU namespace. The grants wait for those ClusterRoles and for the RAM policy
+attachment (GrantPermissions wants the RAM user to hold read access to the cluster first,
+https://www.alibabacloud.com/help/doc-detail/202561.htm; read 2026-12-02).
+"""
 
 from __future__ import annotations
 
@@ -12,13 +20,12 @@ import pulumi_alicloud as alicloud
 
 from gpu_cloud.components.alicloud._common import attached_policy, child_options
 from gpu_cloud.components.alicloud.cluster import CLUSTER_TAG_KEY
+from gpu_cloud.components.k8s.rbac import ADMIN_NAMESPACE_ROLE, ADMIN_ROLE, USER_ROLE
 from gpu_cloud.components.spec import AccessSpec
 
 __all__ = [
     "ADMIN_ACTIONS",
-    "ADMIN_CLUSTER_ROLE",
     "USER_ACTIONS",
-    "USER_CLUSTER_ROLE",
     "GpuAdminAccess",
     "GpuAdminAccessArgs",
     "scoped_policy",
@@ -45,13 +52,6 @@ ADMIN_ACTIONS = (
 
 CLUSTER_RESOURCE = "acs:cs:*:*:cluster/*"
 """ACK cluster ARNs; narrowed to this cluster by its tag, since its id is unknown until it exists."""
-
-ADMIN_CLUSTER_ROLE = "gpu-admin"
-"""The ClusterRole the Kubernetes layer defines for GPU scheduling administration."""
-
-USER_CLUSTER_ROLE = "gpu-user"
-"""The ClusterRole the Kubernetes layer defines for GPU job users (bound per GPU namespace). ACK binds only
-custom ClusterRoles through cs.KubernetesPermission, also for namespace scope."""
 
 
 def trust_policy(principals: Sequence[str]) -> str:
@@ -108,11 +108,14 @@ class GpuAdminAccessArgs:
     """The cluster's name (GpuCluster.cluster_name), the value of its scoping tag."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """Tags on the roles and policies."""
+    cluster_roles: Sequence[pulumi.Resource] = ()
+    """The Kubernetes layer's ClusterRoles the grants name (GpuRbac.cluster_roles): the grants wait for them."""
 
 
 class GpuAdminAccess(pulumi.ComponentResource):
-    """RAM role ``<name>-gpu-admin``: scale and inspect this cluster's node pools, and the gpu-admin ClusterRole
-    inside it; RAM role ``<name>-gpu-user`` (when the spec names users): read-only, gpu-user in the GPU namespaces.
+    """RAM role ``<name>-gpu-admin``: scale and inspect this cluster's node pools, the gpu-admin ClusterRole inside
+    it and gpu-admin-namespace in the GPU namespaces; RAM role ``<name>-gpu-user`` (when the spec names users):
+    read-only, gpu-user in the GPU namespaces.
     """
 
     admin_role_arn: pulumi.Output[str]
@@ -123,30 +126,42 @@ class GpuAdminAccess(pulumi.ComponentResource):
     def __init__(self, name: str, args: GpuAdminAccessArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.spec
         super().__init__("gpucloud:alicloud:GpuAdminAccess", name, None, opts)
-        admin = self._role(f"{name}-gpu-admin", spec.admin_principals, ADMIN_ACTIONS, args)
+        namespaces = spec.gpu_namespaces
+        admin, attached = self._role(f"{name}-gpu-admin", spec.admin_principals, ADMIN_ACTIONS, args)
         self._grant(
-            f"{name}-gpu-admin-permission", admin, [_permission(args.cluster_id, "cluster", ADMIN_CLUSTER_ROLE)]
+            f"{name}-gpu-admin-permission",
+            admin,
+            [
+                _permission(args.cluster_id, "cluster", ADMIN_ROLE),
+                *(_permission(args.cluster_id, "namespace", ADMIN_NAMESPACE_ROLE, n) for n in namespaces),
+            ],
+            [attached, *args.cluster_roles],
         )
         self.admin_role_arn = admin.arn
         self.user_role_arn = None
         if spec.user_principals:
-            user = self._role(f"{name}-gpu-user", spec.user_principals, USER_ACTIONS, args)
-            namespaces = spec.gpu_namespaces
+            user, attached = self._role(f"{name}-gpu-user", spec.user_principals, USER_ACTIONS, args)
             self._grant(
                 f"{name}-gpu-user-permission",
                 user,
-                [_permission(args.cluster_id, "namespace", USER_CLUSTER_ROLE, n) for n in namespaces],
+                [_permission(args.cluster_id, "namespace", USER_ROLE, n) for n in namespaces],
+                [attached, *args.cluster_roles],
             )
             self.user_role_arn = user.arn
         self.register_outputs({"adminRoleArn": self.admin_role_arn})
 
-    def _grant(self, name: str, role: alicloud.ram.Role, permissions: list[_Grant]) -> None:
-        """Map ``role`` into the cluster with ``permissions`` (all of them: ACK replaces a role's grants)."""
-        alicloud.cs.KubernetesPermission(name, uid=role.role_id, permissions=permissions, opts=child_options(self))
+    def _grant(
+        self, name: str, role: alicloud.ram.Role, permissions: list[_Grant], waits: list[pulumi.Resource]
+    ) -> None:
+        """Map ``role`` into the cluster with ``permissions`` (all of them: ACK replaces a role's grants), after
+        ``waits``."""
+        alicloud.cs.KubernetesPermission(
+            name, uid=role.role_id, permissions=permissions, opts=child_options(self, depends_on=waits)
+        )
 
     def _role(
         self, role_name: str, principals: Sequence[str], actions: Sequence[str], args: GpuAdminAccessArgs
-    ) -> alicloud.ram.Role:
+    ) -> tuple[alicloud.ram.Role, alicloud.ram.RolePolicyAttachment]:
         cluster_name = args.cluster_name
         role = alicloud.ram.Role(
             role_name,
@@ -156,7 +171,7 @@ class GpuAdminAccess(pulumi.ComponentResource):
             tags=dict(args.tags),
             opts=child_options(self),
         )
-        attached_policy(
+        attached = attached_policy(
             f"{role_name}-policy",
             self,
             role,
@@ -165,4 +180,4 @@ class GpuAdminAccess(pulumi.ComponentResource):
             scoped_policy(actions, cluster_name),
             args.tags,
         )
-        return role
+        return role, attached

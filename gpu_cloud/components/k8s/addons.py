@@ -50,6 +50,18 @@ SYSTEM_NODES = {labels.PURPOSE_LABEL: labels.SYSTEM_PURPOSE}
 PROMETHEUS_RELEASE = "kube-prometheus-stack"
 """Release name of kube-prometheus-stack; its Prometheus Service is ``<release>-prometheus``."""
 
+MANAGED_CONTROL_PLANE_SCRAPES: dict[str, dict[str, bool]] = {
+    name: {"enabled": False} for name in ("kubeControllerManager", "kubeScheduler", "kubeEtcd", "kubeProxy")
+}
+"""kube-prometheus-stack targets EKS and ACK do not let Prometheus scrape, turned off with their alerts: the chart
+renders each one's Service, ServiceMonitor and rules (KubeControllerManagerDown, KubeSchedulerDown, etcd,
+KubeProxyDown ``absent(up{job="kube-proxy"})``) only if ``<name>.enabled`` (kube-prometheus-stack 81.4.3
+templates/exporters/*/servicemonitor.yaml and templates/prometheus/rules-1.14/*.yaml, read 2026-12-02).
+Both clouds run controller manager, scheduler and etcd on their managed control plane, outside the cluster's nodes.
+kube-proxy on EKS binds its metrics to 127.0.0.1:10249 (aws/containers-roadmap#657; prometheus-community/helm-charts
+#977, "connection refused" on EKS); on ACK no documented metrics endpoint of kube-proxy was found, so it is off too
+rather than an alert that may fire forever."""
+
 AUTOSCALER_PRIORITIES: dict[str, list[str]] = {
     "50": [f".*{re.escape(labels.SPOT_SUFFIX)}.*"],
     "20": [f".*{re.escape(labels.FALLBACK_SUFFIX)}.*"],
@@ -240,6 +252,7 @@ def _prometheus_values() -> dict[str, Any]:
     # prometheus.prometheusSpec.nodeSelector, alertmanager.alertmanagerSpec.nodeSelector and the grafana and
     # kube-state-metrics subcharts' nodeSelector); the node exporter DaemonSet stays on every node.
     return {
+        **MANAGED_CONTROL_PLANE_SCRAPES,
         "prometheusOperator": {"nodeSelector": SYSTEM_NODES},
         "prometheus": {
             "prometheusSpec": {

@@ -25,6 +25,8 @@ class CloudProfile:
         workload_identity_namespace_labels: Namespace labels the cloud's identity webhook needs.
         installs_device_plugin: The layer installs the NVIDIA device plugin (False: the cloud manages it).
         installs_cluster_autoscaler: The layer installs the cluster autoscaler (False: the cloud manages it).
+        maps_groups: The cloud's access components put identities in ``labels.ADMIN_GROUP``/``USER_GROUP``, so the
+            layer binds its roles to those groups (False: the cloud binds the ClusterRoles to identities itself).
         shared_gpu_resource: Extended resource a pod requests on a pool that shares GPUs; ``nvidia.com/gpu``
             counts time-sliced replicas, ``aliyun.com/gpu-mem`` counts GiB of GPU memory.
     """
@@ -35,6 +37,7 @@ class CloudProfile:
     workload_identity_namespace_labels: Mapping[str, str]
     installs_device_plugin: bool
     installs_cluster_autoscaler: bool
+    maps_groups: bool
     shared_gpu_resource: str
 
 
@@ -59,6 +62,9 @@ _PROFILES = {
         workload_identity_namespace_labels={},
         installs_device_plugin=True,
         installs_cluster_autoscaler=True,
+        # EKS access entries carry kubernetesGroups (components.aws.GpuAdminAccess; docs.aws.amazon.com/eks/latest/
+        # userguide/creating-access-entries.html, "Kubernetes groups"), which RBAC bindings name as Group subjects.
+        maps_groups=True,
         # Time-slicing replicas are still advertised as nvidia.com/gpu (renameByDefault false).
         shared_gpu_resource="nvidia.com/gpu",
     ),
@@ -78,6 +84,9 @@ _PROFILES = {
         # (the node pool's scaling settings, the cluster component's business).
         installs_device_plugin=False,
         installs_cluster_autoscaler=False,
+        # ACK maps RAM identities through GrantPermissions (cs.KubernetesPermission), which binds predefined roles or
+        # "custom cluster roles" (pulumi_alicloud cs KubernetesPermissionPermissionArgs.is_custom), never a group.
+        maps_groups=False,
         # ACK GPU sharing: pods request GPU memory in GiB as aliyun.com/gpu-mem on nodes labelled
         # ack.node.gpu.schedule=share (the node pool's label). alibabacloud.com/help/doc-detail/2523313.html
         shared_gpu_resource="aliyun.com/gpu-mem",
