@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic.alias_generators import to_camel
 
 from gpu_cloud.components.catalog import Cloud, lookup
+from gpu_cloud.components.versions import DEFAULT_KUBERNETES_VERSION
 
 __all__ = [
     "SYSTEM_POOL_NAME",
@@ -184,8 +185,9 @@ class KmsKeySpec(_Spec):
 class ClusterSpec(_Spec):
     """The managed Kubernetes control plane."""
 
-    kubernetes_version: str = Field(default="1.31", pattern=r"^1\.\d{2}$")
-    """The Kubernetes minor version, e.g. ``1.31``; node images follow it."""
+    kubernetes_version: str = Field(default=DEFAULT_KUBERNETES_VERSION, pattern=r"^1\.\d{2}$")
+    """The Kubernetes minor version, e.g. ``1.35``; node images follow it. It must be in standard support on the
+    cloud today and have every pin (``components.versions.version_problem``)."""
     log_retention_days: int = Field(default=90, ge=1, le=3653)
     """How long control-plane logs are kept."""
     system_instance_types: tuple[str, ...] = ()

@@ -1,58 +1,97 @@
 """Every pinned version in one place: Kubernetes, EKS/ACK add-ons, AMI types, Helm charts, images.
 
-Bumping a value here is a deliberate change (node images roll, charts upgrade); each value cites where
-it was read.
+Bumping a value here is a deliberate change (node images roll, charts upgrade). Every pin names where it was
+verified upstream at that exact version and the date it was read (``PIN_SOURCES``); ``tests/components/
+test_versions.py`` fails when a pin has no source. The Kubernetes support calendar of both clouds is catalog data
+(``kubernetes_support.json`` beside this module); a spec may name any minor version that is in standard support on
+its cloud today and has every pin below.
 """
 
-from typing import NamedTuple
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+from importlib import resources
+from typing import Final, NamedTuple
+
+from gpu_cloud.components.catalog import Cloud
+
+READ_ON: Final = "2026-12-02"
+"""The date every pin below was verified upstream."""
+
+
+class PinSource(NamedTuple):
+    """Where a pinned value was verified at that exact version, and when."""
+
+    url: str
+    read_on: str = READ_ON
+
+
+DEFAULT_KUBERNETES_VERSION: Final = "1.35"
+"""The default Kubernetes minor version of both clouds: in standard support on EKS until 2027-03-27 and on ACK
+until 2027-02-28 (``kubernetes_support.json``); the newest minor version pinned on both."""
 
 # --- EKS (AWS) -----------------------------------------------------------------------------------
 
-EKS_ADDON_VERSIONS: dict[str, dict[str, str]] = {
-    # Amazon EKS User Guide (awsdocs/amazon-eks-user-guide), tables of the latest EKS add-on type per
-    # Kubernetes version: managing-vpc-cni.adoc and managing-coredns.adoc (commit 057948d9),
-    # managing-kube-proxy.adoc (commit 0cc5a760). eks-pod-identity-agent has no such table in the guide;
-    # v1.3.8-eksbuild.2 is the version pinned by public EKS modules for 1.31 clusters -- confirm with
-    # `aws eks describe-addon-versions --addon-name eks-pod-identity-agent --kubernetes-version 1.31`.
-    "1.31": {
-        "vpc-cni": "v1.20.1-eksbuild.3",
-        "coredns": "v1.11.4-eksbuild.22",
-        "kube-proxy": "v1.31.3-eksbuild.2",
-        "eks-pod-identity-agent": "v1.3.8-eksbuild.2",
+_EKS_KUBE_PROXY = "https://docs.aws.amazon.com/ja_jp/eks/latest/userguide/managing-kube-proxy.md"
+_EKS_COREDNS = "https://docs.aws.amazon.com/ja_jp/eks/latest/userguide/managing-coredns.md"
+_EKS_DEFAULT_ADDON = "https://docs.aws.amazon.com/eks/latest/APIReference/API_DescribeAddonVersions.html"
+
+EKS_ADDON_VERSIONS: dict[str, dict[str, str | None]] = {
+    # The Amazon EKS User Guide's tables of the latest EKS add-on type per Kubernetes version (kube-proxy:
+    # 1.35 -> v1.35.3-eksbuild.13; CoreDNS: 1.35 -> v1.14.3-eksbuild.3). ``None`` installs the add-on's default
+    # version for the cluster's Kubernetes version (DescribeAddonVersions ``compatibilities[].defaultVersion``):
+    # no published per-version table could be read for vpc-cni and eks-pod-identity-agent on 1.35, and a guessed
+    # build would fail CreateAddon.
+    "1.35": {
+        "vpc-cni": None,
+        "coredns": "v1.14.3-eksbuild.3",
+        "kube-proxy": "v1.35.3-eksbuild.13",
+        "eks-pod-identity-agent": None,
     },
 }
-"""EKS managed add-on versions per Kubernetes minor version."""
+"""EKS managed add-on versions per Kubernetes minor version (``None``: EKS's default version for it)."""
 
 EKS_AL2023_RELEASE_VERSIONS: dict[str, str] = {
-    # awslabs/amazon-eks-ami release v20250620: AL2023 AMIs (standard and NVIDIA) for Kubernetes 1.31.7;
-    # EKS node group release_version format <kubernetes patch>-<date>.
-    "1.31": "1.31.7-20250620",
+    # awslabs/amazon-eks-ami release v20260714 (CHANGELOG.md): amazon-eks-node-al2023-x86_64-nvidia-1.35-v20260714
+    # and the standard AL2023 AMIs, release version 1.35.6-20260714.
+    "1.35": "1.35.6-20260714",
 }
 """Pinned EKS-optimized AL2023 AMI release per Kubernetes minor version (node group ``release_version``)."""
 
+_EKS_AMI_CHANGELOG = (
+    "https://github.com/awslabs/amazon-eks-ami/blob/81fec2e895854f599974fe4d3d72f61c0a9aaffa/CHANGELOG.md"
+)
+
 EKS_GPU_AMI_TYPES: dict[str, str] = {
-    # EKS CreateNodegroup API, amiType: AL2023_x86_64_NVIDIA and AL2023_ARM_64_NVIDIA (pulumi-aws
-    # eks.NodeGroup ami_type docs link the same list).
+    # EKS CreateNodegroup API, amiType: AL2023_x86_64_NVIDIA and AL2023_ARM_64_NVIDIA (botocore eks model
+    # AMITypes; pulumi-aws eks.NodeGroup ami_type docs link the same list).
     "x86_64": "AL2023_x86_64_NVIDIA",
     "arm64": "AL2023_ARM_64_NVIDIA",
 }
 """Default EKS AMI type of a GPU node group, by instance architecture."""
 
+EKS_UPGRADE_POLICY: Final = "STANDARD"
+"""The cluster ``upgradePolicy.supportType``: ``STANDARD`` so a cluster is upgraded at the end of standard support
+instead of entering paid extended support (the API default is ``EXTENDED``: botocore eks ``UpgradePolicyRequest``;
+EKS User Guide, "Manage EKS extended support")."""
+
 
 # --- ACK (Alibaba Cloud) -------------------------------------------------------------------------
 
 ACK_KUBERNETES_RELEASES: dict[str, str] = {
-    # ACK Kubernetes 1.30 release notes (component versions): 1.30.7-aliyun.1.
-    # https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/kubernetes-1-30-release-notes
-    "1.30": "1.30.7-aliyun.1",
-    # ACK version format x.y.z-aliyun.n, example 1.31.1-aliyun.1.
-    # https://www.alibabacloud.com/help/en/ack/ack-lingjun-managed-clusters/user-guide/support-for-kubernetes-versions
-    "1.31": "1.31.1-aliyun.1",
-    # ACK Kubernetes 1.33 release notes (component versions): 1.33.1-aliyun.1 and 1.33.3-aliyun.1.
-    # https://www.alibabacloud.com/help/doc-detail/2923891.html
-    "1.33": "1.33.3-aliyun.1",
+    # ACK Kubernetes 1.35 release notes, component versions: Kubernetes 1.35.1-aliyun.1, 1.35.2-aliyun.1,
+    # 1.35.7-aliyun.1 (updated 2026-08-26); ACK supports only the latest patch of each minor version.
+    "1.35": "1.35.7-aliyun.1",
 }
 """ACK release of each Kubernetes minor version a spec may name (``cs.ManagedKubernetes.version``)."""
+
+_ACK_135_NOTES = (
+    "https://www.alibabacloud.com/help/pt-br/ack/ack-managed-and-ack-dedicated/user-guide/kubernetes-1-35-release-notes"
+)
 
 ACK_NVIDIA_DRIVER_VERSION = "550.144.03"
 """NVIDIA driver pinned on ACK GPU node pools with the ``ack.aliyun.com/nvidia-driver-version`` node label, so a
@@ -76,35 +115,156 @@ class HelmChart(NamedTuple):
 NVIDIA_DEVICE_PLUGIN_CHART = HelmChart("nvidia-device-plugin", "0.17.1", "https://nvidia.github.io/k8s-device-plugin")
 """NVIDIA device plugin, not the GPU Operator: the EKS NVIDIA AMIs and the ACK GPU images already carry the driver
 and the container toolkit, so the operator (with driver and toolkit disabled) would only add an operator, NFD and
-CRDs around this one DaemonSet. Repository: https://nvidia.github.io/k8s-device-plugin (NVIDIA/k8s-device-plugin
-README); 0.17.1 is a published chart release (its upgrade to 0.18.0 in github.com/crutonjohn/gitops/pull/1548).
+CRDs around this one DaemonSet. NVIDIA/k8s-device-plugin tag v0.17.1: deployments/helm/nvidia-device-plugin/
+Chart.yaml version 0.17.1; README ``helm repo add nvdp https://nvidia.github.io/k8s-device-plugin``.
 The AL2023 NVIDIA AMIs do not include the device plugin ("must be installed separately",
 docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html)."""
 
 DCGM_EXPORTER_CHART = HelmChart("dcgm-exporter", "4.8.1", "https://nvidia.github.io/dcgm-exporter/helm-charts")
-"""NVIDIA DCGM exporter. Repository: https://nvidia.github.io/dcgm-exporter (helm repo add gpu-helm-charts ...);
-chart 4.8.1 = image 4.5.2-4.8.1 (docs.convox.com rack parameter gpu_observability_chart_version)."""
+"""NVIDIA DCGM exporter. NVIDIA/dcgm-exporter tag 4.5.2-4.8.1: deployment/Chart.yaml version 4.8.1; README
+``helm repo add gpu-helm-charts https://nvidia.github.io/dcgm-exporter/helm-charts``."""
 
 KUBE_PROMETHEUS_STACK_CHART = HelmChart(
-    "kube-prometheus-stack", "81.4.5", "https://prometheus-community.github.io/helm-charts"
+    "kube-prometheus-stack", "81.4.3", "https://prometheus-community.github.io/helm-charts"
 )
-"""Prometheus operator, Prometheus, Grafana, kube-state-metrics. charts/kube-prometheus-stack/Chart.yaml
-(version 81.4.5, kubeVersion >=1.25) in github.com/prometheus-community/helm-charts."""
+"""Prometheus operator, Prometheus, Grafana, kube-state-metrics. prometheus-community/helm-charts tag
+kube-prometheus-stack-81.4.3: charts/kube-prometheus-stack/Chart.yaml version 81.4.3, kubeVersion >=1.25.0-0
+(81.4.5, pinned before, was never released: the tags go 81.4.3 then 81.5.0)."""
 
 PROMETHEUS_ADAPTER_CHART = HelmChart(
     "prometheus-adapter", "5.3.0", "https://prometheus-community.github.io/helm-charts"
 )
-"""prometheus-adapter v0.12.0: charts/prometheus-adapter/Chart.yaml (version 5.3.0) in
-prometheus-community/helm-charts."""
+"""prometheus-adapter v0.12.0: prometheus-community/helm-charts tag prometheus-adapter-5.3.0,
+charts/prometheus-adapter/Chart.yaml version 5.3.0."""
 
-CLUSTER_AUTOSCALER_CHART = HelmChart("cluster-autoscaler", "9.38.0", "https://kubernetes.github.io/autoscaler")
-"""Cluster autoscaler 1.31.0 (appVersion), matching Kubernetes 1.31: charts/cluster-autoscaler/Chart.yaml (version
-9.38.0) in github.com/kubernetes/autoscaler. EKS only; ACK scales node pools with its own managed autoscaler."""
+CLUSTER_AUTOSCALER_CHART = HelmChart("cluster-autoscaler", "9.59.0", "https://kubernetes.github.io/autoscaler")
+"""Cluster autoscaler 1.35.0 (appVersion), matching Kubernetes 1.35: kubernetes/autoscaler tag
+cluster-autoscaler-chart-9.59.0, cluster-autoscaler/charts/cluster-autoscaler/Chart.yaml version 9.59.0;
+README ``helm repo add autoscaler https://kubernetes.github.io/autoscaler``. EKS only; ACK scales node pools
+with its own managed autoscaler."""
 
 GRAFANA_DCGM_DASHBOARD = {"gnetId": 12239, "revision": 1, "datasource": "Prometheus"}
-"""NVIDIA's official DCGM exporter dashboard on grafana.com (id 12239, https://nvidia.github.io/dcgm-exporter),
-imported by the Grafana chart's ``dashboards`` value (gnetId/revision/datasource)."""
+"""NVIDIA's official DCGM exporter dashboard on grafana.com (id 12239, named by the dcgm-exporter README at tag
+4.5.2-4.8.1), imported by the Grafana chart's ``dashboards`` value (gnetId/revision/datasource)."""
 
 TENSORFLOW_SERVING_GPU_IMAGE = "tensorflow/serving:2.18.0-gpu"
 """TensorFlow Serving GPU image (Docker Hub tensorflow/serving, ``<version>-gpu`` tags built from
-tensorflow_serving/tools/docker/Dockerfile.gpu; REST on 8501, gRPC on 8500)."""
+tensorflow_serving/tools/docker/Dockerfile.gpu at tag 2.18.0; REST on 8501, gRPC on 8500)."""
+
+
+def pins() -> Iterator[tuple[str, str]]:
+    """Every pinned value: ``(pin id, value)``; the id is the key of its entry in ``PIN_SOURCES``."""
+    for version, addons in EKS_ADDON_VERSIONS.items():
+        for addon, addon_version in addons.items():
+            yield f"eks-addon/{version}/{addon}", addon_version or "default"
+    for version, release in EKS_AL2023_RELEASE_VERSIONS.items():
+        yield f"eks-ami/{version}", release
+    for arch, ami_type in EKS_GPU_AMI_TYPES.items():
+        yield f"eks-ami-type/{arch}", ami_type
+    yield "eks-upgrade-policy", EKS_UPGRADE_POLICY
+    for version, release in ACK_KUBERNETES_RELEASES.items():
+        yield f"ack-release/{version}", release
+    yield "ack-nvidia-driver", ACK_NVIDIA_DRIVER_VERSION
+    for chart in CHARTS:
+        yield f"chart/{chart.name}", f"{chart.repo} {chart.version}"
+    yield "grafana-dashboard/dcgm", f"{GRAFANA_DCGM_DASHBOARD['gnetId']} r{GRAFANA_DCGM_DASHBOARD['revision']}"
+    yield "image/tensorflow-serving-gpu", TENSORFLOW_SERVING_GPU_IMAGE
+
+
+CHARTS: Final = (
+    NVIDIA_DEVICE_PLUGIN_CHART,
+    DCGM_EXPORTER_CHART,
+    KUBE_PROMETHEUS_STACK_CHART,
+    PROMETHEUS_ADAPTER_CHART,
+    CLUSTER_AUTOSCALER_CHART,
+)
+"""Every Helm chart the Kubernetes layer installs."""
+
+_GH = "https://github.com"
+PIN_SOURCES: Final[Mapping[str, PinSource]] = {
+    "eks-addon/1.35/vpc-cni": PinSource(_EKS_DEFAULT_ADDON),
+    "eks-addon/1.35/coredns": PinSource(_EKS_COREDNS),
+    "eks-addon/1.35/kube-proxy": PinSource(_EKS_KUBE_PROXY),
+    "eks-addon/1.35/eks-pod-identity-agent": PinSource(_EKS_DEFAULT_ADDON),
+    "eks-ami/1.35": PinSource(_EKS_AMI_CHANGELOG),
+    "eks-ami-type/x86_64": PinSource("https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html"),
+    "eks-ami-type/arm64": PinSource("https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html"),
+    "eks-upgrade-policy": PinSource(
+        "https://docs.aws.amazon.com/eks/latest/APIReference/API_UpgradePolicyRequest.html"
+    ),
+    "ack-release/1.35": PinSource(_ACK_135_NOTES),
+    "ack-nvidia-driver": PinSource("https://www.alibabacloud.com/help/en/document_detail/2402382.html"),
+    "chart/nvidia-device-plugin": PinSource(
+        f"{_GH}/NVIDIA/k8s-device-plugin/blob/v0.17.1/deployments/helm/nvidia-device-plugin/Chart.yaml"
+    ),
+    "chart/dcgm-exporter": PinSource(f"{_GH}/NVIDIA/dcgm-exporter/blob/4.5.2-4.8.1/deployment/Chart.yaml"),
+    "chart/kube-prometheus-stack": PinSource(
+        f"{_GH}/prometheus-community/helm-charts/blob/kube-prometheus-stack-81.4.3/charts/kube-prometheus-stack/Chart.yaml"
+    ),
+    "chart/prometheus-adapter": PinSource(
+        f"{_GH}/prometheus-community/helm-charts/blob/prometheus-adapter-5.3.0/charts/prometheus-adapter/Chart.yaml"
+    ),
+    "chart/cluster-autoscaler": PinSource(
+        f"{_GH}/kubernetes/autoscaler/blob/cluster-autoscaler-chart-9.59.0/cluster-autoscaler/charts/cluster-autoscaler/Chart.yaml"
+    ),
+    "grafana-dashboard/dcgm": PinSource(f"{_GH}/NVIDIA/dcgm-exporter/blob/4.5.2-4.8.1/README.md"),
+    "image/tensorflow-serving-gpu": PinSource(
+        f"{_GH}/tensorflow/serving/blob/2.18.0/tensorflow_serving/tools/docker/Dockerfile.gpu"
+    ),
+}
+"""Pin id (see ``pins``) -> where that exact value was verified and when."""
+
+
+# --- Support calendar ------------------------------------------------------------------------------
+
+SUPPORT_CALENDAR_FILE: Final = "kubernetes_support.json"
+
+
+@dataclass(frozen=True)
+class SupportWindow:
+    """A Kubernetes minor version's support on one cloud."""
+
+    end_of_standard_support: date
+    end_of_extended_support: date
+    """The same as the end of standard support where the cloud offers no extended support (ACK)."""
+
+
+@cache
+def support_calendar() -> Mapping[Cloud, Mapping[str, SupportWindow]]:
+    """Cloud -> Kubernetes minor version -> support window, from ``kubernetes_support.json``."""
+    raw = json.loads(resources.files(__package__).joinpath(SUPPORT_CALENDAR_FILE).read_text(encoding="utf-8"))
+    return {
+        Cloud(cloud): {
+            version: SupportWindow(
+                date.fromisoformat(window["endOfStandardSupport"]),
+                date.fromisoformat(window["endOfExtendedSupport"]),
+            )
+            for version, window in entry["versions"].items()
+        }
+        for cloud, entry in raw["clouds"].items()
+    }
+
+
+def pinned_versions(cloud: Cloud) -> tuple[str, ...]:
+    """The Kubernetes minor versions with every pin on ``cloud``."""
+    if cloud is Cloud.AWS:
+        return tuple(sorted(set(EKS_ADDON_VERSIONS) & set(EKS_AL2023_RELEASE_VERSIONS)))
+    return tuple(sorted(ACK_KUBERNETES_RELEASES))
+
+
+def supported_versions(cloud: Cloud, today: date) -> tuple[str, ...]:
+    """The versions a spec may name on ``cloud``: pinned, and in standard support on ``today``."""
+    calendar = support_calendar()[cloud]
+    return tuple(v for v in pinned_versions(cloud) if v in calendar and today <= calendar[v].end_of_standard_support)
+
+
+def version_problem(cloud: Cloud, version: str, today: date) -> str | None:
+    """Why ``version`` cannot be deployed on ``cloud`` on ``today`` (``None`` if it can)."""
+    choices = ", ".join(supported_versions(cloud, today)) or "none"
+    window = support_calendar()[cloud].get(version)
+    if version not in pinned_versions(cloud):
+        return f"no pins for this Kubernetes version on {cloud.value} (supported: {choices})"
+    if window is None or today > window.end_of_standard_support:
+        ended = "not in the support calendar" if window is None else f"ended {window.end_of_standard_support}"
+        return f"not in standard support on {cloud.value}: {ended} (supported: {choices})"
+    return None

@@ -9,6 +9,7 @@ from gpucloud_rules import (  # type: ignore[import-not-found]
     gpu_cost_guard,
     gpu_node_isolation,
     kms_key_rotation,
+    kubernetes_version_support,
     no_public_ip,
     protect_stateful,
     rbac_least_privilege,
@@ -28,6 +29,7 @@ RULES = [
     protect_stateful.RULE,
     required_tags.RULE,
     gpu_cost_guard.RULE,
+    kubernetes_version_support.RULE,
 ]
 
 PolicyPack(

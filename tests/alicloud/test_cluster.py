@@ -13,7 +13,7 @@ CLUSTER = "alicloud:cs/managedKubernetes:ManagedKubernetes"
 POOL = "alicloud:cs/nodePool:NodePool"
 
 
-PINNED = ClusterSpec(kubernetes_version="1.33")
+PINNED = ClusterSpec(kubernetes_version="1.35")
 
 
 def _args(spec: ClusterSpec = PINNED, network: NetworkSpec = NETWORK) -> GpuClusterArgs:
@@ -31,7 +31,7 @@ def _inputs() -> dict:  # type: ignore[type-arg]
 
 def test_cluster_is_ack_pro_at_the_pinned_release() -> None:
     inputs = _inputs()
-    assert (inputs["name"], inputs["clusterSpec"], inputs["version"]) == ("gpu", "ack.pro.small", "1.33.3-aliyun.1")
+    assert (inputs["name"], inputs["clusterSpec"], inputs["version"]) == ("gpu", "ack.pro.small", "1.35.7-aliyun.1")
 
 
 def test_api_server_has_no_internet_endpoint_and_ack_adds_no_nat_gateway() -> None:
@@ -100,7 +100,7 @@ def test_system_pool_has_no_public_ip_and_encrypted_disks() -> None:
 
 def test_system_pool_types_and_sizes_come_from_the_spec() -> None:
     spec = ClusterSpec(
-        kubernetes_version="1.33", system_instance_types=("ecs.g8y.xlarge",), system_min_size=3, system_max_size=5
+        kubernetes_version="1.35", system_instance_types=("ecs.g8y.xlarge",), system_min_size=3, system_max_size=5
     )
     pool = _system_pool(spec)
     assert (pool["instanceTypes"], pool["imageType"]) == (["ecs.g8y.xlarge"], "AliyunLinux3Arm64")
@@ -108,7 +108,7 @@ def test_system_pool_types_and_sizes_come_from_the_spec() -> None:
 
 
 def test_a_gpu_system_type_is_rejected() -> None:
-    spec = ClusterSpec(kubernetes_version="1.33", system_instance_types=("ecs.gn7i-c8g1.2xlarge",))
+    spec = ClusterSpec(kubernetes_version="1.35", system_instance_types=("ecs.gn7i-c8g1.2xlarge",))
     err, plan = rejected(lambda: GpuCluster("gpu", _args(spec)))
     assert str(err) == (
         "systemInstanceTypes.0: a GPU or accelerated type; the system pool runs CPU types only "
@@ -140,7 +140,7 @@ def test_an_unpinned_kubernetes_version_and_a_vpc_over_the_service_range_are_rej
     )
     error, plan = rejected(lambda: GpuCluster("gpu", _args(ClusterSpec(kubernetes_version="1.29"), network)))
     assert str(error) == (
-        "kubernetesVersion: no ACK release pinned (pinned: 1.30, 1.31, 1.33) (got 1.29)\n"
+        "kubernetesVersion: no pins for this Kubernetes version on alicloud (supported: 1.35) (got 1.29)\n"
         "vpcCidr: overlaps the cluster's Service range 172.21.0.0/20 (got 172.16.0.0/12)"
     )
     assert registered(plan) == []

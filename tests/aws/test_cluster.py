@@ -118,8 +118,10 @@ def test_every_control_plane_log_type_is_on_and_kept_encrypted() -> None:
 def test_authentication_mode_is_api_and_version_pinned() -> None:
     inputs = named(run(_cluster), "gpu-cluster").inputs
     assert inputs["accessConfig"]["authenticationMode"] == "API"
-    assert inputs["version"] == "1.31"
+    assert inputs["version"] == "1.35"
     assert inputs["name"] == "gpu"
+    # Upgraded at the end of standard support instead of entering paid extended support (API default EXTENDED).
+    assert inputs["upgradePolicy"] == {"supportType": "STANDARD"}
 
 
 def test_cluster_role_has_only_the_eks_cluster_policy() -> None:
@@ -148,11 +150,11 @@ def test_oidc_provider_serves_sts() -> None:
 
 def test_addons_are_pinned_from_versions() -> None:
     addons = {r.inputs["addonName"]: r.inputs for r in of_type(run(_cluster), "aws:eks/addon:Addon")}
-    assert {name: a["addonVersion"] for name, a in addons.items()} == {
-        "vpc-cni": "v1.20.1-eksbuild.3",
-        "coredns": "v1.11.4-eksbuild.22",
-        "kube-proxy": "v1.31.3-eksbuild.2",
-        "eks-pod-identity-agent": "v1.3.8-eksbuild.2",
+    assert {name: a.get("addonVersion") for name, a in addons.items()} == {
+        "vpc-cni": None,
+        "coredns": "v1.14.3-eksbuild.3",
+        "kube-proxy": "v1.35.3-eksbuild.13",
+        "eks-pod-identity-agent": None,
     }
     assert {a["clusterName"] for a in addons.values()} == {"gpu"}
 
@@ -183,11 +185,12 @@ def test_policies_lint_clean() -> None:
     assert assert_policies_lint_clean(run(_cluster)) == 3
 
 
-def test_kubernetes_version_without_pinned_addons_is_rejected() -> None:
+def test_kubernetes_version_without_pins_is_rejected_with_the_supported_choices() -> None:
     with pytest.raises(
-        ConfigError, match=r"^kubernetesVersion: no EKS add-on versions pinned for it \(have 1\.31\) \(got 1\.29\)$"
+        ConfigError,
+        match=r"^kubernetesVersion: no pins for this Kubernetes version on aws \(supported: 1\.35\) \(got 1\.31\)$",
     ):
-        _cluster(ClusterSpec(kubernetes_version="1.29"))
+        _cluster(ClusterSpec(kubernetes_version="1.31"))
 
 
 def test_one_subnet_is_rejected() -> None:

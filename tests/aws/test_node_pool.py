@@ -179,8 +179,8 @@ def test_node_group_is_tainted_labelled_and_pinned() -> None:
         "team": "vision",
     }
     assert inputs["amiType"] == "AL2023_x86_64_NVIDIA"
-    assert inputs["version"] == "1.31"
-    assert inputs["releaseVersion"] == "1.31.7-20250620"
+    assert inputs["version"] == "1.35"
+    assert inputs["releaseVersion"] == "1.35.6-20260714"
     assert inputs["capacityType"] == "ON_DEMAND"
     assert inputs["nodeGroupName"] == "infer"
     assert inputs["clusterName"] == "gpu"

@@ -67,9 +67,9 @@ def test_releases_are_pinned_from_versions():
     assert {r.inputs["chart"]: r.inputs["version"] for r in children(plan) if r.type.endswith("Release")} == {
         "nvidia-device-plugin": "0.17.1",
         "dcgm-exporter": "4.8.1",
-        "kube-prometheus-stack": "81.4.5",
+        "kube-prometheus-stack": "81.4.3",
         "prometheus-adapter": "5.3.0",
-        "cluster-autoscaler": "9.38.0",
+        "cluster-autoscaler": "9.59.0",
     }
 
 

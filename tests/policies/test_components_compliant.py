@@ -116,7 +116,7 @@ def _aws() -> None:
     )
     target = amz.NodeGroupTarget(
         cluster_name="gpu",
-        kubernetes_version="1.31",
+        kubernetes_version="1.35",
         cluster_security_group_id="sg-1",
         kms_key_arn=key.key_arn,
         subnets={"us-east-1a": ["subnet-a"], "us-east-1b": ["subnet-b"]},

@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-from types import ModuleType
-
-from tests.policies.conftest import PACK_DIR
-
-
-def _generator() -> ModuleType:
-    path = PACK_DIR / "scripts" / "generate_gpu_prices.py"
-    spec = importlib.util.spec_from_file_location("generate_gpu_prices", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.policies.conftest import pack_script
 
 
 def test_committed_prices_match_the_catalog() -> None:
-    generator = _generator()
+    generator = pack_script("generate_gpu_prices")
     committed = generator.OUTPUT.read_text(encoding="utf-8")
     assert committed == generator.render(), "run: python gpu_cloud/policies/scripts/generate_gpu_prices.py"

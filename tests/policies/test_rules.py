@@ -34,6 +34,7 @@ CONTRACT_POLICIES = {
     "protect-stateful": "mandatory",
     "required-tags": "advisory",
     "gpu-cost-guard": "advisory",
+    "kubernetes-version-support": "mandatory",
 }
 
 

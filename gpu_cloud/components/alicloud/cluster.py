@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from ipaddress import IPv4Network
 
 import pulumi
@@ -14,7 +15,7 @@ from gpu_cloud.components.alicloud._common import check, child_options
 from gpu_cloud.components.alicloud._pool import Placement, PoolShape, node_pool
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.spec import SYSTEM_POOL_NAME, ClusterSpec, NetworkSpec, Problem, system_pool_problems
-from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES
+from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES, version_problem
 
 __all__ = ["ADDONS", "CLUSTER_TAG_KEY", "SERVICE_CIDR", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]
 
@@ -106,11 +107,9 @@ class GpuCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.spec
         problems: list[Problem] = []
-        release = ACK_KUBERNETES_RELEASES.get(spec.kubernetes_version)
-        if release is None:
-            pinned = ", ".join(sorted(ACK_KUBERNETES_RELEASES))
-            message = f"no ACK release pinned (pinned: {pinned})"
-            problems.append(Problem("kubernetesVersion", message, spec.kubernetes_version))
+        unsupported = version_problem(Cloud.ALICLOUD, spec.kubernetes_version, date.today())
+        if unsupported is not None:
+            problems.append(Problem("kubernetesVersion", unsupported, spec.kubernetes_version))
         if args.network.vpc_cidr.overlaps(SERVICE_CIDR):
             message = f"overlaps the cluster's Service range {SERVICE_CIDR}"
             problems.append(Problem("vpcCidr", message, str(args.network.vpc_cidr)))
@@ -122,7 +121,7 @@ class GpuCluster(pulumi.ComponentResource):
             f"{name}-cluster",
             name=name,
             cluster_spec=CLUSTER_SPEC,
-            version=release,
+            version=ACK_KUBERNETES_RELEASES[spec.kubernetes_version],
             vswitch_ids=list(args.vswitch_ids),
             pod_vswitch_ids=list(args.vswitch_ids),
             service_cidr=str(SERVICE_CIDR),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 
 import pulumi
 import pulumi_aws as aws
@@ -15,7 +16,7 @@ from gpu_cloud.components.aws._node_group import NodeGroupPlan, NodeGroupTarget,
 from gpu_cloud.components.aws.kms import key_use_statement
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.spec import SYSTEM_POOL_NAME, ClusterSpec, ConfigError, Problem, system_pool_problems
-from gpu_cloud.components.versions import EKS_ADDON_VERSIONS
+from gpu_cloud.components.versions import EKS_ADDON_VERSIONS, EKS_UPGRADE_POLICY, version_problem
 
 __all__ = ["CONTROL_PLANE_LOG_TYPES", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]
 
@@ -133,6 +134,7 @@ class GpuCluster(pulumi.ComponentResource):
                 resources=["secrets"],
             ),
             enabled_cluster_log_types=list(CONTROL_PLANE_LOG_TYPES),
+            upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type=EKS_UPGRADE_POLICY),
             # Access entries only (no aws-auth ConfigMap). The deploying identity keeps cluster-admin so that
             # the Kubernetes layer of the same program can create its objects.
             access_config=aws.eks.ClusterAccessConfigArgs(
@@ -240,18 +242,12 @@ def kubeconfig(name: str, endpoint: str, certificate_authority: str | None, acco
     )
 
 
-def _check(args: GpuClusterArgs) -> dict[str, str]:
+def _check(args: GpuClusterArgs) -> dict[str, str | None]:
     problems: list[Problem] = []
     version = args.spec.kubernetes_version
-    addons = EKS_ADDON_VERSIONS.get(version)
-    if addons is None:
-        problems.append(
-            Problem(
-                "kubernetesVersion",
-                f"no EKS add-on versions pinned for it (have {', '.join(EKS_ADDON_VERSIONS)})",
-                version,
-            )
-        )
+    unsupported = version_problem(Cloud.AWS, version, date.today())
+    if unsupported is not None:
+        problems.append(Problem("kubernetesVersion", unsupported, version))
     if len(args.subnet_ids) < 2:
         problems.append(Problem("subnetIds", "EKS needs subnets in at least two zones", len(args.subnet_ids)))
     problems += system_pool_problems(Cloud.AWS, args.spec)
@@ -259,5 +255,4 @@ def _check(args: GpuClusterArgs) -> dict[str, str]:
         problems.append(Problem("kmsKeyAlias", "not an alias name (alias/...)", args.kms_key_alias))
     if problems:
         raise ConfigError(problems)
-    assert addons is not None
-    return addons
+    return EKS_ADDON_VERSIONS[version]

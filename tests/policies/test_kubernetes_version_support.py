@@ -1,0 +1,76 @@
+"""kubernetes-version-support: advisory near and after end of standard support, mandatory past extended support."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_cloud.policies.gpucloud_rules import kubernetes_version_support as policy
+from gpu_cloud.policies.gpucloud_rules.rule import Finding, StackResource, effective_config
+from tests.policies.conftest import pack_script
+
+EKS = "aws:eks/cluster:Cluster"
+ACK = "alicloud:cs/managedKubernetes:ManagedKubernetes"
+
+
+def _cluster(type_: str, version: object) -> StackResource:
+    props = {} if version is None else {"version": version}
+    return StackResource(f"urn:pulumi:dev::gpu-cloud::{type_}::gpu", type_, props, False, {})
+
+
+def _check(resource: StackResource, as_of: str) -> list[Finding]:
+    return policy.check([resource], effective_config(policy.RULE, {"asOf": as_of}), "dev")
+
+
+ACK_135 = "Kubernetes 1.35.7-aliyun.1"
+EKS_NEAR = ("Kubernetes 1.35 leaves standard support on aws on 2027-03-27: plan the upgrade", True)
+EKS_EXTENDED = ("Kubernetes 1.35 is in extended support on aws until 2028-03-27: upgrade", True)
+EKS_PAST = ("Kubernetes 1.35 is past its end of extended support on aws (2028-03-27): upgrade", False)
+EKS_131_PAST = ("Kubernetes 1.31 is past its end of extended support on aws (2026-11-26): upgrade", False)
+ACK_NEAR = (f"{ACK_135} leaves standard support on alicloud on 2027-02-28: plan the upgrade", True)
+ACK_PAST = (f"{ACK_135} is past its end of support on alicloud (2027-02-28): upgrade", False)
+ACK_133_PAST = ("Kubernetes 1.33.3-aliyun.1 is past its end of support on alicloud (2026-05-31): upgrade", False)
+NOT_IN_CALENDAR = ("Kubernetes 1.19 is not in the aws support calendar (1.30, 1.31, 1.32, 1.33, 1.34, 1.35)", True)
+UNKNOWN = ("could not decide: version is unknown during preview", False)
+
+
+@pytest.mark.parametrize(
+    ("type_", "version", "as_of", "expected"),
+    [
+        # EKS 1.35: standard support until 2027-03-27, extended until 2028-03-27.
+        (EKS, "1.35", "2027-01-25", []),
+        (EKS, "1.35", "2027-01-26", [EKS_NEAR]),
+        (EKS, "1.35", "2027-03-27", [EKS_NEAR]),
+        (EKS, "1.35", "2027-03-28", [EKS_EXTENDED]),
+        (EKS, "1.35", "2028-03-27", [EKS_EXTENDED]),
+        (EKS, "1.35", "2028-03-28", [EKS_PAST]),
+        # EKS 1.31 left extended support on 2026-11-26.
+        (EKS, "1.31", "2026-12-02", [EKS_131_PAST]),
+        # ACK has no extended support: past end of life is mandatory at once; the patch release names the minor.
+        (ACK, "1.35.7-aliyun.1", "2026-12-02", []),
+        (ACK, "1.35.7-aliyun.1", "2027-02-28", [ACK_NEAR]),
+        (ACK, "1.35.7-aliyun.1", "2027-03-01", [ACK_PAST]),
+        (ACK, "1.33.3-aliyun.1", "2026-12-02", [ACK_133_PAST]),
+        # Unset: the cloud picks its current default.
+        (EKS, None, "2026-12-02", []),
+        (EKS, "1.19", "2026-12-02", [NOT_IN_CALENDAR]),
+        (EKS, "04da6b54-80e4-46f7-96ec-b56ff0331ba9", "2026-12-02", [UNKNOWN]),
+    ],
+)
+def test_findings(type_: str, version: object, as_of: str, expected: list[tuple[str, bool]]) -> None:
+    findings = _check(_cluster(type_, version), as_of)
+    assert [(f.message, f.advisory) for f in findings] == expected
+    assert {f.urn for f in findings} <= {_cluster(type_, version).urn}
+
+
+def test_as_of_defaults_to_today() -> None:
+    assert effective_config(policy.RULE, None) == {"asOf": "", "exemptions": []}
+    from datetime import date
+
+    assert policy.as_of_date({"asOf": ""}) == date.today()
+    assert policy.as_of_date({"asOf": "2027-01-01"}) == date(2027, 1, 1)
+
+
+def test_the_packs_calendar_is_the_catalogs() -> None:
+    generator = pack_script("generate_kubernetes_support")
+    committed = generator.OUTPUT.read_text(encoding="utf-8")
+    assert committed == generator.render(), "run: python gpu_cloud/policies/scripts/generate_kubernetes_support.py"
