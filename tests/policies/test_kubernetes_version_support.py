@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpu_cloud.policies.gpucloud_rules import kubernetes_version_support as policy
-from gpu_cloud.policies.gpucloud_rules.rule import Finding, StackResource, effective_config
+from gpu_cloud.policies.gpucloud_rules.rule import Finding, StackResource, effective_config, run_stack_rule
 from tests.policies.conftest import pack_script
 
 EKS = "aws:eks/cluster:Cluster"
@@ -18,7 +18,7 @@ def _cluster(type_: str, version: object) -> StackResource:
 
 
 def _check(resource: StackResource, as_of: str) -> list[Finding]:
-    return policy.check([resource], effective_config(policy.RULE, {"asOf": as_of}), "dev")
+    return run_stack_rule(policy.RULE, [resource], effective_config(policy.RULE, {"asOf": as_of}), "dev")
 
 
 ACK_135 = "Kubernetes 1.35.7-aliyun.1"

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import date, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
-from .rule import Config, Finding, StackResource, StackRule
-from .values import Undecided, as_text
+from .rule import Advisory, Config, Stack, StackResource, StackRule
+from .values import as_text
 
 __all__ = ["ADVISORY_DAYS", "CLUSTER_TYPES", "RULE", "as_of_date", "calendar", "check"]
 
@@ -50,33 +50,20 @@ def calendar() -> Mapping[str, Mapping[str, tuple[date, date]]]:
     }
 
 
-def _finding(resource: StackResource, as_of: date) -> Finding | None:
-    cloud = CLUSTER_TYPES[resource.type]
-    try:
-        version = as_text(resource.props.get("version"), "version")
-    except Undecided as exc:
-        return Finding(resource.urn, exc.message)
-    if version is None:
-        return None
+def _problem(version: str, cloud: str, as_of: date) -> str | None:
     match = _MINOR.match(version)
     window = calendar()[cloud].get(match.group(1)) if match else None
     if window is None:
         known = ", ".join(sorted(calendar()[cloud]))
-        return Finding(resource.urn, f"Kubernetes {version} is not in the {cloud} support calendar ({known})", True)
+        return Advisory(f"Kubernetes {version} is not in the {cloud} support calendar ({known})")
     standard, extended = window
     if as_of > extended:
         what = "end of extended support" if extended > standard else "end of support"
-        return Finding(resource.urn, f"Kubernetes {version} is past its {what} on {cloud} ({extended}): upgrade")
+        return f"Kubernetes {version} is past its {what} on {cloud} ({extended}): upgrade"
     if as_of > standard:
-        return Finding(
-            resource.urn, f"Kubernetes {version} is in extended support on {cloud} until {extended}: upgrade", True
-        )
+        return Advisory(f"Kubernetes {version} is in extended support on {cloud} until {extended}: upgrade")
     if as_of >= standard - timedelta(days=ADVISORY_DAYS):
-        return Finding(
-            resource.urn,
-            f"Kubernetes {version} leaves standard support on {cloud} on {standard}: plan the upgrade",
-            True,
-        )
+        return Advisory(f"Kubernetes {version} leaves standard support on {cloud} on {standard}: plan the upgrade")
     return None
 
 
@@ -86,10 +73,12 @@ def as_of_date(config: Config) -> date:
     return date.fromisoformat(given) if given else date.today()
 
 
-def check(resources: Sequence[StackResource], config: Config, stack: str) -> list[Finding]:
-    """Findings of ``kubernetes-version-support`` on the stack's clusters."""
-    as_of = as_of_date(config)
-    return [f for f in (_finding(r, as_of) for r in resources) if f is not None]
+def check(resource: StackResource, stack: Stack, config: Config) -> list[str]:
+    """Violation messages of ``kubernetes-version-support`` for one cluster (``Advisory`` ones while supported)."""
+    del stack
+    version = as_text(resource.props.get("version"), "version")
+    problem = None if version is None else _problem(version, CLUSTER_TYPES[resource.type], as_of_date(config))
+    return [] if problem is None else [problem]
 
 
 RULE = StackRule(

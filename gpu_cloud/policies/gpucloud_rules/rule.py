@@ -25,6 +25,7 @@ from .values import Undecided
 
 __all__ = [
     "EXEMPTIONS_SCHEMA",
+    "Advisory",
     "Finding",
     "Level",
     "ResourceRule",
@@ -198,6 +199,13 @@ def exemption_reasons(config: Config) -> dict[str, str]:
     }
 
 
+class Advisory(str):
+    """A stack rule's message that is reported as advisory even when the policy is mandatory (a policy whose
+    level depends on the finding, e.g. kubernetes-version-support: advisory before end of support)."""
+
+    __slots__ = ()
+
+
 def could_not_decide(error: Exception) -> str:
     """The violation message for a check that raised ``error``."""
     if isinstance(error, Undecided):
@@ -225,7 +233,7 @@ def run_stack_rule(rule: StackRule, resources: Sequence[StackResource], config: 
     view = Stack(stack, resources)
     advisory = rule.advisory_in is not None and rule.advisory_in(stack, config)
     return [
-        Finding(resource.urn, message, advisory)
+        Finding(resource.urn, message, advisory or isinstance(message, Advisory))
         for resource in resources
         for message in _guarded(partial(rule.check, resource, view, config))
     ]
