@@ -3,10 +3,10 @@
 ``gpucloud plan [STACK] [--dir DIR] [--json] [--policy-config FILE] [--no-policy] [--graph FILE] [--prices FILE]``
 runs a Pulumi Python program offline, checks it with the policy pack and reports, with its cost.
 ``gpucloud cost [STACK] [--dir DIR] [--json] [--prices FILE]`` runs it the same way and reports only the
-cost (no policies).
+cost (no policies). ``gpucloud policy-path`` prints the folder of the installed policy pack, for
+``pulumi preview --policy-pack``.
 
-Exit status: 0 no mandatory violation; 1 at least one mandatory violation; 2 the config or program
-is invalid, or the policy pack failed (the error names the policy; never a traceback).
+Exit statuses: see ``EXIT_CODES`` (printed by ``gpucloud --help``).
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+import gpu_cloud
 import gpu_cloud.policies
 from gpu_cloud.planner.cost import estimate
 from gpu_cloud.planner.cost_report import cost_lines
@@ -34,20 +36,72 @@ from gpu_cloud.planner.project import (
     load_stack,
     load_stack_outputs,
 )
-from gpu_cloud.planner.report import to_dot, to_human, to_json_document
+from gpu_cloud.planner.report import JSON_SCHEMA_VERSION, to_dot, to_human, to_json_document
 
 __all__ = ["main"]
 
 EXIT_OK = 0
 EXIT_VIOLATIONS = 1
 EXIT_INVALID = 2
+EXIT_USAGE = 64
+"""A command-line usage error (sysexits.h EX_USAGE), told apart from invalid config or program (2)."""
+EXIT_INTERRUPTED = 130
+"""Interrupted by Ctrl-C (128 + SIGINT, as shells report it)."""
+
+EXIT_CODES = {
+    EXIT_OK: "no mandatory policy violation",
+    EXIT_VIOLATIONS: "at least one mandatory policy violation",
+    EXIT_INVALID: "the config or the program is invalid, or the policy pack failed (the message names the file and"
+    " the field or line, or the policy; never a traceback)",
+    EXIT_USAGE: "the command line is wrong (unknown option, missing argument)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+}
+"""Every exit status of ``gpucloud``; any other status is a bug."""
+
+_EPILOG = "\n".join(
+    [
+        "exit status:",
+        *(f"  {code:<4}{meaning}" for code, meaning in EXIT_CODES.items()),
+        "",
+        "examples:",
+        "  gpucloud plan prod                         plan and check stack prod of the project in .",
+        "  gpucloud plan dev --dir ../infra --json    one JSON document (schemaVersion, resources, violations, ...)",
+        "  gpucloud plan prod --policy-config policy-config.json",
+        "  gpucloud cost staging --prices rates.yaml  the monthly cost only, at negotiated rates",
+        '  pulumi preview --policy-pack "$(gpucloud policy-path)"',
+    ]
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error exits with EX_USAGE (64) rather than 2, which means invalid input here."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="gpucloud", description="Offline plans and policy checks for Pulumi programs."
+    parser = _Parser(
+        prog="gpucloud",
+        description="Offline plans and policy checks for Pulumi programs.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {gpu_cloud.__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser(
+        "policy-path",
+        help="print the folder of the installed policy pack (for pulumi preview --policy-pack)",
+        description=textwrap.dedent(
+            """\
+            Print the folder of the gpu-cloud policy pack inside this installation, for
+            pulumi preview --policy-pack "$(gpucloud policy-path)". The Pulumi CLI installs the pack's
+            requirements.txt into a virtualenv in that folder on first use, so the folder must be writable.
+            """
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     plan = commands.add_parser("plan", help="run a program offline, check it with the policy pack, report")
     plan.add_argument("stack", nargs="?", default="dev", help="stack name (default: dev)")
     plan.add_argument("--dir", type=Path, default=Path.cwd(), help="Pulumi project folder (default: .)")
@@ -124,7 +178,12 @@ def _cost(args: argparse.Namespace) -> int:
     plan = _run(args, project, stack)
     cost = estimate(plan, stack.config, book)
     if args.json:
-        document = {"project": plan.project, "stack": plan.stack, "cost": cost.to_json()}
+        document = {
+            "schemaVersion": JSON_SCHEMA_VERSION,
+            "project": plan.project,
+            "stack": plan.stack,
+            "cost": cost.to_json(),
+        }
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write("\n".join([f"Cost of {plan.project}/{plan.stack}", "", *cost_lines(cost)]) + "\n")
@@ -132,10 +191,16 @@ def _cost(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    args = _parser().parse_args(argv)
+    """Run the command line; returns the exit status (see ``EXIT_CODES``)."""
     try:
+        args = _parser().parse_args(argv)
+        if args.command == "policy-path":
+            print(POLICY_PACK)
+            return EXIT_OK
         return _cost(args) if args.command == "cost" else _plan(args)
     except (PlanError, PolicyPackError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_INVALID
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED

@@ -48,6 +48,7 @@ class Plan:
         resources: Every registered resource in tree order (gpucloud.order), the stack resource first.
         outputs: The stack outputs as plain JSON (secrets and unknowns shown as placeholders).
         warnings: Things the plan could not model faithfully (e.g. a data source without a canned answer).
+        canned_answers: The data sources (invoke tokens) that got a canned answer instead of the cloud's, sorted.
     """
 
     project: str
@@ -55,6 +56,7 @@ class Plan:
     resources: tuple[RecordedResource, ...]
     outputs: dict[str, Any]
     warnings: tuple[str, ...] = field(default=())
+    canned_answers: tuple[str, ...] = field(default=())
 
 
 class _Mocks(mocks.Mocks):
@@ -70,6 +72,7 @@ class _Mocks(mocks.Mocks):
         self._recorder = recorder
         self._stack_outputs = stack_outputs
         self.warnings: list[str] = []
+        self.canned: set[str] = set()
 
     def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         if args.typ == "pulumi:pulumi:StackReference":
@@ -101,6 +104,7 @@ class _Mocks(mocks.Mocks):
         if result is None:
             self._warn(f"data source {args.token} has no canned answer; the plan used an empty result")
             return {}, []
+        self.canned.add(args.token)
         return result, []
 
 
@@ -268,6 +272,7 @@ def _record(
         resources=tuple(ordered(monitor.recorded)),
         outputs=monitor.outputs,
         warnings=tuple(fake.warnings + engine.warnings),
+        canned_answers=tuple(sorted(fake.canned)),
     )
 
 
@@ -310,6 +315,8 @@ def _describe_failure(err: BaseException, project: Project) -> str:
         filename = os.path.relpath(frame.filename, project.root) if frame.filename.startswith(root) else frame.filename
         where = f"{filename}:{frame.lineno}: "
     if isinstance(err, ModuleNotFoundError):
+        if str(err) != f"No module named {err.name!r}":  # a message of its own, e.g. naming the extra to install
+            return f"{where}{err}"
         return f"{where}the program imports {err.name!r}, which is not installed"
     if isinstance(err, SystemExit):
         return f"{where}the program exited with status {err.code}"

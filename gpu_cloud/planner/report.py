@@ -13,7 +13,10 @@ from gpu_cloud.planner.engine import Plan
 from gpu_cloud.planner.model import RecordedResource, Violation
 from gpu_cloud.planner.order import children_of, ordered
 
-__all__ = ["to_dot", "to_human", "to_json_document"]
+__all__ = ["JSON_SCHEMA_VERSION", "to_dot", "to_human", "to_json_document"]
+
+JSON_SCHEMA_VERSION = 2
+"""Version of the ``--json`` documents; raised when a key changes meaning or goes away (1 had no version key)."""
 
 
 def _tree(resources: Sequence[RecordedResource]) -> list[tuple[str, RecordedResource]]:
@@ -53,12 +56,20 @@ def _violation_json(v: Violation) -> dict[str, str]:
 
 
 def to_json_document(plan: Plan, violations: Sequence[Violation], cost: Mapping[str, Any]) -> str:
-    """The ``--json`` document: byte-identical for identical input."""
+    """The ``--json`` document: byte-identical for identical input.
+
+    ``outputs`` are the stack outputs (secrets and unknowns as placeholders); ``warnings`` what the plan could
+    not model faithfully; ``cannedAnswers`` the data sources answered from canned data, not by a cloud.
+    """
     document = {
+        "schemaVersion": JSON_SCHEMA_VERSION,
         "project": plan.project,
         "stack": plan.stack,
         "resources": [_resource_json(r) for r in ordered(plan.resources)],
         "violations": [_violation_json(v) for v in sorted(violations, key=_violation_key)],
+        "outputs": dict(sorted(plan.outputs.items())),
+        "warnings": list(plan.warnings),
+        "cannedAnswers": list(plan.canned_answers),
         "cost": cost,
     }
     return json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False) + "\n"

@@ -60,7 +60,9 @@ def test_json_document_has_the_contract_keys_in_tree_order(
     status, out, _ = _run(capsys, "--dir", str(make_project(PROGRAM)), "--json", "--no-policy")
     document = json.loads(out)
     assert status == 0
-    assert list(document) == ["project", "stack", "resources", "violations", "cost"]
+    assert list(document) == [
+        "schemaVersion", "project", "stack", "resources", "violations", "outputs", "warnings", "cannedAnswers", "cost",
+    ]  # fmt: skip
     assert (document["project"], document["stack"], document["violations"]) == ("tiny", "dev", [])
     assert [r["name"] for r in document["resources"]] == ["tiny-dev", "a", "b", "main"]
     subnet = document["resources"][1]

@@ -1,5 +1,12 @@
 """The GPU environment's components on Alibaba Cloud (ACK), with the same names and specs as on AWS."""
 
+try:
+    import pulumi_alicloud  # noqa: F401  (the provider SDK of the 'alicloud' extra)
+except ModuleNotFoundError as err:
+    from gpu_cloud.components._extras import missing_extra
+
+    raise missing_extra("alicloud", "pulumi_alicloud", err) from None
+
 from gpu_cloud.components.alicloud.cluster import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.alicloud.identity import RrsaRole, RrsaRoleArgs
 from gpu_cloud.components.alicloud.kms import KmsKey, KmsKeyArgs

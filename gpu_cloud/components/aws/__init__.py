@@ -1,5 +1,12 @@
 """AWS components for GPU clusters on EKS: network, peering, KMS, cluster, GPU pools, spot, access, storage."""
 
+try:
+    import pulumi_aws  # noqa: F401  (the provider SDK of the 'aws' extra)
+except ModuleNotFoundError as err:
+    from gpu_cloud.components._extras import missing_extra
+
+    raise missing_extra("aws", "pulumi_aws", err) from None
+
 from gpu_cloud.components.aws.cluster import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.aws.identity import PodIdentityRole, PodIdentityRoleArgs
 from gpu_cloud.components.aws.kms import KmsKey, KmsKeyArgs
