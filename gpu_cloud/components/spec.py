@@ -171,6 +171,12 @@ class NetworkSpec(_Spec):
         return tuple(dict.fromkeys(s.zone for s in self.private_subnets))
 
 
+ALICLOUD_KMS_INSTANCE_REQUIRED = (
+    "required on Alibaba Cloud: only keys of a software KMS instance rotate every rotationDays "
+    "(a default key rotates every 365 days)"
+)
+
+
 class KmsKeySpec(_Spec):
     """A customer-managed KMS key with automatic rotation."""
 
@@ -179,7 +185,7 @@ class KmsKeySpec(_Spec):
     deletion_window_days: int = Field(default=30, ge=DELETION_WINDOW_DAYS[0], le=DELETION_WINDOW_DAYS[1])
     """Days a deleted key stays recoverable."""
     alicloud_kms_instance_id: str | None = None
-    """Alibaba Cloud only: the dedicated KMS instance that holds the key."""
+    """Alibaba Cloud only, and required there: the software KMS instance that holds the key."""
 
 
 class ClusterSpec(_Spec):
@@ -577,6 +583,10 @@ def cloud_problems(config: StackConfig) -> list[Problem]:
                 "kms.alicloudKmsInstanceId", "is an Alibaba Cloud-only setting", config.kms.alicloud_kms_instance_id
             )
         )
+    if cloud is Cloud.ALICLOUD and not config.kms.alicloud_kms_instance_id:
+        # The key always rotates automatically, and only keys of a software KMS instance rotate on
+        # rotationDays; a default key rotates every 365 days (pulumi-alicloud kms.Key rotation_interval).
+        problems.append(Problem("kms.alicloudKmsInstanceId", ALICLOUD_KMS_INSTANCE_REQUIRED, None))
     problems += system_pool_problems(cloud, config.cluster, "cluster")
     names: dict[str, str] = {SYSTEM_POOL_NAME: "the cluster's system pool"}
     zones = set(config.network.zones)

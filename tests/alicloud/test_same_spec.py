@@ -23,6 +23,7 @@ CLOUDS: dict[str, dict[str, Any]] = {
         "spot_types": ["g5.xlarge", "g5.2xlarge"],
         "principal": "arn:aws:iam::123456789012:role/admin",
         "nat": [{"zone": "us-east-1a", "cidr": "10.50.255.0/28"}],
+        "kms": {},
     },
     "alicloud": {
         "region": "cn-hangzhou",
@@ -31,6 +32,7 @@ CLOUDS: dict[str, dict[str, Any]] = {
         "spot_types": ["ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge"],
         "principal": "acs:ram::1234567890123456:role/admin",
         "nat": [],
+        "kms": {"alicloudKmsInstanceId": "kst-hzz0123456789"},  # required on Alibaba Cloud
     },
 }
 
@@ -55,6 +57,7 @@ def config(cloud: str) -> StackConfig:
             "nodePools": [{**p, "instanceTypes": c["pool_types"]} for p in POOLS],
             "spotGroups": [{**g, "instanceTypes": c["spot_types"]} for g in SPOT],
             "access": {"adminPrincipals": [c["principal"]]},
+            "kms": c["kms"],
         }
     )
 

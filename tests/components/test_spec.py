@@ -243,6 +243,8 @@ def test_alibaba_rejects_aws_only_settings_and_its_own_bounds() -> None:
         parse_stack_config(raw)
     assert [str(p) for p in caught.value.problems] == [
         "kms.rotationDays: alicloud rotates keys every 7..90 days (got 180)",
+        "kms.alicloudKmsInstanceId: required on Alibaba Cloud: only keys of a software KMS instance rotate "
+        "every rotationDays (a default key rotates every 365 days) (got null)",
         "nodePools.0.awsAmiType: is an AWS-only setting (got AL2023_x86_64_NVIDIA)",
     ]
 

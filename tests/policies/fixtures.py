@@ -134,6 +134,7 @@ COMPLIANT: dict[str, dict[str, Any]] = {
     "alicloud:kms/key:Key": {
         "automaticRotation": "Enabled",
         "rotationInterval": "7776000s",
+        "dkmsInstanceId": "kst-hzz6a7b8c9d0e1f2g3h4",
         "pendingWindowInDays": 30,
         "tags": REQUIRED_TAGS,
     },

@@ -148,7 +148,10 @@ def _alicloud() -> None:
     provider = alicloud.Provider("alicloud", region="cn-hangzhou")
     peer_provider = alicloud.Provider("alicloud-peer", region="cn-shanghai")
     opts = pulumi.ResourceOptions(provider=provider)
-    key = ali.KmsKey("key", ali.KmsKeyArgs(spec=KmsKeySpec(), tags=TAGS), opts=opts)
+    # The spec requires the KMS instance on Alibaba Cloud (only its keys rotate on their interval).
+    key = ali.KmsKey(
+        "key", ali.KmsKeyArgs(spec=KmsKeySpec(alicloud_kms_instance_id="kst-hzz0123456789"), tags=TAGS), opts=opts
+    )
     ali.PrivateNetwork("net", ali.PrivateNetworkArgs(spec=ALI_NETWORK, tags=TAGS), opts=opts)
     peering = PeeringSpec.model_validate(
         {"peerRegion": "cn-shanghai", "peerVpcCidr": "10.40.0.0/16", "peerStack": "data"}

@@ -285,6 +285,16 @@ CASES = [
     Case("ali-key-disabled", ALI_KMS, {"automaticRotation": "Disabled"}, {KMS: M}),
     Case("ali-key-365d", ALI_KMS, {"rotationInterval": "365d"}, {KMS: M}),
     Case("ali-key-interval-unset", ALI_KMS, {"rotationInterval": None}, {KMS: M}),
+    # Only keys of a software KMS instance rotate on their interval; an unknown instance id counts as set.
+    Case("ali-key-default-key", ALI_KMS, {"dkmsInstanceId": None}, {KMS: M}),
+    Case("ali-key-instance-empty", ALI_KMS, {"dkmsInstanceId": ""}, {KMS: M}),
+    Case("ali-key-instance-unknown", ALI_KMS, {"dkmsInstanceId": UNKNOWN}),
+    Case("ali-key-instance-not-a-string", ALI_KMS, {"dkmsInstanceId": ["kst-a"]}, {KMS: M}),
+    Case("ali-key-software", ALI_KMS, {"protectionLevel": "SOFTWARE"}),
+    Case("ali-key-hsm", ALI_KMS, {"protectionLevel": "HSM"}, {KMS: M}),
+    Case("ali-key-hsm-lower", ALI_KMS, {"protectionLevel": "hsm"}, {KMS: M}),
+    Case("ali-key-hsm-mixed", ALI_KMS, {"protectionLevel": "Hsm"}, {KMS: M}),
+    Case("ali-key-protection-unknown", ALI_KMS, {"protectionLevel": UNKNOWN}, {KMS: M}),
     # encryption-at-rest (per resource)
     Case("ebs-encrypted", "aws:ebs/volume:Volume"),
     Case("ebs-plain", "aws:ebs/volume:Volume", {"encrypted": False}, {ENCRYPTION: M}),
@@ -591,9 +601,13 @@ UNDECIDED = {
     "iam-policy-unknown",
     "ng-template-type-unknown-untainted",
     "tags-unknown",
+    "ali-key-protection-unknown",
 }
 # Known but malformed values: could not decide, and saying why, not "unknown during preview".
-MALFORMED = {"iam-policy-not-json": "could not decide: policy is not valid JSON"}
+MALFORMED = {
+    "iam-policy-not-json": "could not decide: policy is not valid JSON",
+    "ali-key-instance-not-a-string": "could not decide: dkmsInstanceId is not a string (got ['kst-a'])",
+}
 
 
 def build(case: Case) -> Any:
@@ -640,6 +654,28 @@ def test_unknown_value_is_reported_as_undecided(report: PolicyReport, name: str)
 def test_malformed_value_is_undecided_with_its_reason(report: PolicyReport, name: str, message: str) -> None:
     urn_ = build(next(case for case in CASES if case.name == name)).urn
     # The SDK puts the policy's description before the message.
+    assert [v.message.splitlines()[-1] for v in report.violations if v.urn == urn_] == [message]
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (
+            "ali-key-instance-empty",
+            "key is a default key (no dkmsInstanceId), which rotates every 365 days whatever rotationInterval "
+            "says: create it in a software KMS instance (set dkmsInstanceId)",
+        ),
+        (
+            "ali-key-hsm-lower",
+            "protectionLevel is HSM: hardware-protected keys do not rotate automatically; use a key of a "
+            'software KMS instance (protectionLevel "SOFTWARE")',
+        ),
+    ],
+)
+def test_alibaba_keys_that_do_not_rotate_on_their_interval_say_why(
+    report: PolicyReport, name: str, message: str
+) -> None:
+    urn_ = build(next(case for case in CASES if case.name == name)).urn
     assert [v.message.splitlines()[-1] for v in report.violations if v.urn == urn_] == [message]
 
 

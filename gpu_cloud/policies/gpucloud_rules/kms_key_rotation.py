@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .rule import Config, Props, ResourceRule
-from .values import Findings, as_bool, as_number, as_text, duration_days, equals
+from .values import Findings, as_bool, as_number, as_text, duration_days, equals, has_reference
 
 __all__ = ["RULE", "check"]
 
@@ -15,6 +15,8 @@ ALICLOUD_KEY = "alicloud:kms/key:Key"
 SYMMETRIC_SPEC = "SYMMETRIC_DEFAULT"
 SYMMETRIC_USAGE = "ENCRYPT_DECRYPT"
 DEFAULT_MAX_ROTATION_DAYS = 90
+# Alibaba KMS protection level of hardware-protected keys (pulumi-alicloud kms.Key protection_level: SOFTWARE, HSM).
+HSM = "HSM"
 
 
 def _unset_or(props: Props, key: str, expected: str) -> bool:
@@ -54,6 +56,22 @@ def _alicloud(props: Props, max_days: float, findings: Findings) -> None:
     findings.check(
         lambda: not equals(props.get("automaticRotation"), "Enabled", "automaticRotation"),
         'automatic rotation is off: set automaticRotation "Enabled"',
+    )
+    # pulumi-alicloud 4.0.0 kms.Key, rotation_interval: "takes effect only when the key management type
+    # supports automatic rotation: default keys support only a fixed period of 365 days, software-protected
+    # keys support 7 to 365 days, and hardware-protected keys do not support automatic rotation"; a key
+    # without dkms_instance_id is a default key. KMS UpdateRotationPolicy: "Only symmetric keys in KMS
+    # instances of the software key management type support key rotation"
+    # (https://www.alibabacloud.com/help/en/key-management-service/latest/updaterotationpolicy, read 2026-12-02).
+    findings.check(
+        lambda: not has_reference(props.get("dkmsInstanceId"), "dkmsInstanceId"),
+        "key is a default key (no dkmsInstanceId), which rotates every 365 days whatever rotationInterval says: "
+        "create it in a software KMS instance (set dkmsInstanceId)",
+    )
+    findings.check(
+        lambda: equals(props.get("protectionLevel"), HSM, "protectionLevel"),
+        "protectionLevel is HSM: hardware-protected keys do not rotate automatically; use a key of a software "
+        'KMS instance (protectionLevel "SOFTWARE")',
     )
     findings.explain(
         lambda: _too_long(

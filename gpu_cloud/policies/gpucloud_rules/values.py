@@ -28,6 +28,7 @@ __all__ = [
     "duration_days",
     "entries",
     "equals",
+    "has_reference",
     "is_set",
     "is_unknown",
 ]
@@ -78,6 +79,18 @@ def is_unknown(value: Any) -> bool:
 def is_set(value: Any) -> bool:
     """True if the value is present; an unknown value counts as present (it will have a value)."""
     return value is not None and value != "" and value != [] and value != {}
+
+
+def has_reference(value: Any, path: str) -> bool:
+    """Whether a reference (an id, an ARN) is set: a non-empty string, or unknown (it will have a value).
+
+    Raises `Undecided` for a value that is neither unset nor a string: it cannot name anything.
+    """
+    if value is None or value == "" or is_unknown(value):
+        return value is not None and value != ""
+    if isinstance(value, str):
+        return True
+    raise Undecided(path, f"is not a string (got {value!r})")
 
 
 def _known(value: Any, path: str) -> Any:
