@@ -25,9 +25,11 @@ from gpu_cloud.components.alicloud import (
     RrsaRoleArgs,
     SpotGpuGroup,
     SpotGpuGroupArgs,
+    Tls13ListenerPolicy,
+    Tls13ListenerPolicyArgs,
 )
 from gpu_cloud.components.alicloud._pool import PoolArgs
-from gpu_cloud.components.alicloud.identity import checkpoint_policy
+from gpu_cloud.components.alicloud.identity import checkpoint_policy, model_read_policy
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from gpu_cloud.components.spec import EgressMode, NetworkSpec, PeeringSpec, StackConfig
 from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
@@ -68,6 +70,8 @@ def build(config: StackConfig) -> None:
     if config.peering is not None:
         _peer(env, config, config.peering, network, account_id, opts)
     training_role: RrsaRole | None = None
+    inference_roles: dict[str, RrsaRole] = {}
+    model_bucket: pulumi.Output[str] | None = None
     if config.checkpoint_bucket is not None:
         bucket_name = f"{env}-gpu-checkpoints-{account_id}"
         bucket = CheckpointBucket(
@@ -82,6 +86,22 @@ def build(config: StackConfig) -> None:
             opts,
         )
         pulumi.export("checkpointBucket", bucket.bucket_name)
+        model_bucket = bucket.bucket_name
+        # Each inference service's pods read only their model, through their own ServiceAccount.
+        for service in config.inference:
+            inference_roles[service.name] = RrsaRole(
+                f"{env}-{service.name}-identity",
+                RrsaRoleArgs(
+                    role_name=f"{env}-{service.name}-inference",
+                    namespace=kubernetes_layer.INFERENCE_NAMESPACE,
+                    service_account=service.name,
+                    oidc_provider_arn=cluster.rrsa_oidc_provider_arn,
+                    oidc_issuer_url=cluster.rrsa_oidc_issuer_url,
+                    policy_document=model_read_policy(account_id, config.region, bucket_name, service.model_source),
+                    tags=tags,
+                ),
+                opts,
+            )
         if config.training is not None:
             training_role = RrsaRole(
                 f"{env}-training-identity",
@@ -97,6 +117,14 @@ def build(config: StackConfig) -> None:
                 opts,
             )
 
+    tls_policy: pulumi.Output[str] | None = None
+    if any(service.internal_load_balancer for service in config.inference):
+        tls_policy = Tls13ListenerPolicy(f"{env}-inference-tls13", Tls13ListenerPolicyArgs(tags=tags), opts).policy_id
+    # One vswitch per zone for the inference NLBs (ACK's zone-maps annotation: <zone>:<vswitch>,...).
+    zone_maps = pulumi.Output.all(
+        *[pulumi.Output.concat(zone, ":", ids[0]) for zone, ids in network.vswitch_ids_by_zone.items()]
+    ).apply(",".join)
+
     rbac = kubernetes_layer.build(
         config,
         kubernetes_layer.ClusterHandle(
@@ -106,6 +134,11 @@ def build(config: StackConfig) -> None:
             training_identities=[training_role] if training_role is not None else [],
             checkpoint_role=training_role.role_name if training_role is not None else None,
             driver_version=ACK_NVIDIA_DRIVER_VERSION,
+            model_bucket=model_bucket,
+            inference_identities=dict(inference_roles),
+            inference_roles={name: role.role_name for name, role in inference_roles.items()},
+            inference_tls_policy=tls_policy,
+            load_balancer_zone_maps=zone_maps,
         ),
     )
     # ACK grants bind the Kubernetes layer's ClusterRoles, so they come after them.

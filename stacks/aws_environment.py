@@ -28,7 +28,11 @@ from gpu_cloud.components.aws import (
     SpotGpuGroup,
     SpotGpuGroupArgs,
 )
-from gpu_cloud.components.aws.identity import checkpoint_statements, cluster_autoscaler_statements
+from gpu_cloud.components.aws.identity import (
+    checkpoint_statements,
+    cluster_autoscaler_statements,
+    model_read_statements,
+)
 from gpu_cloud.components.k8s.addons import AUTOSCALER_SERVICE_ACCOUNT, SYSTEM_NAMESPACE
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from gpu_cloud.components.spec import EgressMode, NetworkSpec, PeeringSpec, StackConfig
@@ -92,6 +96,8 @@ def build(config: StackConfig) -> None:
             )
         )
     training_identities: list[pulumi.Resource] = []
+    inference_identities: dict[str, pulumi.Resource] = {}
+    model_bucket: pulumi.Output[str] | None = None
     if config.checkpoint_bucket is not None:
         prefix = f"gpucloud-{env}-ckpt"
         bucket = CheckpointBucket(
@@ -105,6 +111,19 @@ def build(config: StackConfig) -> None:
             opts=opts,
         )
         pulumi.export("checkpointBucket", bucket.bucket_name)
+        model_bucket = bucket.bucket_name
+        # Each inference service's pods read only their model, through their own ServiceAccount.
+        for service in config.inference:
+            inference_identities[service.name] = PodIdentityRole(
+                f"{env}-{service.name}-identity",
+                PodIdentityRoleArgs(
+                    cluster_name=cluster.cluster_name,
+                    namespace=kubernetes_layer.INFERENCE_NAMESPACE,
+                    service_account=service.name,
+                    statements=model_read_statements(prefix, key.alias_name, service.model_source),
+                ),
+                opts=opts,
+            )
         if config.training is not None:
             training_identities.append(
                 PodIdentityRole(
@@ -130,6 +149,8 @@ def build(config: StackConfig) -> None:
             cluster_name=cluster.cluster_name,
             addon_identities=addon_identities,
             training_identities=training_identities,
+            model_bucket=model_bucket,
+            inference_identities=inference_identities,
         ),
     )
 

@@ -45,6 +45,17 @@ class ClusterHandle:
     """Where the cloud names the checkpoint role on the ServiceAccount (ACK: the RAM role name)."""
     driver_version: str | None = None
     """The NVIDIA driver the cloud pins on its GPU pools (ACK), for the CUDA checks."""
+    model_bucket: pulumi.Input[str] | None = None
+    """The environment's bucket, which holds the inference services' models (needed when there are services)."""
+    inference_identities: Mapping[str, pulumi.Resource] = field(default_factory=dict)
+    """Per inference service name, the workload identity its pods use (a Pod Identity association's or RRSA role's
+    component): every object waits for them."""
+    inference_roles: Mapping[str, pulumi.Input[str]] = field(default_factory=dict)
+    """ACK: per inference service name, the RAM role its ServiceAccount names."""
+    inference_tls_policy: pulumi.Input[str] | None = None
+    """ACK: the NLB security policy (TLS 1.3 only) of the inference endpoints' TLS listeners."""
+    load_balancer_zone_maps: pulumi.Input[str] | None = None
+    """ACK: ``zone:vswitch`` pairs of the inference endpoints' NLBs."""
 
 
 def problems(config: StackConfig, driver_version: str | None = None) -> list[Problem]:
@@ -80,7 +91,13 @@ def build(config: StackConfig, cluster: ClusterHandle) -> GpuRbac:
     # A component's depends_on does not reach its children (pulumi/pulumi#8721), so the wait is on the provider:
     # every Kubernetes object uses it, and it exists only once the control plane, the system pool, the managed
     # add-ons, the GPU node groups and the workload identities do (depending on a component waits for its children).
-    waits = [*cluster.ready, *cluster.pools.values(), *cluster.addon_identities, *cluster.training_identities]
+    waits = [
+        *cluster.ready,
+        *cluster.pools.values(),
+        *cluster.addon_identities,
+        *cluster.training_identities,
+        *cluster.inference_identities.values(),
+    ]
     provider = k8s.Provider(
         f"{env}-kubernetes", kubeconfig=cluster.kubeconfig, opts=pulumi.ResourceOptions(depends_on=waits)
     )
@@ -103,14 +120,22 @@ def build(config: StackConfig, cluster: ClusterHandle) -> GpuRbac:
         opts=opts(),
     )
     for service in config.inference:
+        # StackConfig requires checkpointBucket with inference services, so the back end passes its bucket.
+        assert cluster.model_bucket is not None
+        internal = service.internal_load_balancer
         InferenceService(
             f"{env}-{service.name}",
             InferenceServiceArgs(
                 service=service,
                 pool=pools[service.pool],
                 cloud=config.cloud,
+                model_bucket=cluster.model_bucket,
+                region=config.region,
                 namespace=rbac.namespaces[INFERENCE_NAMESPACE].metadata.name,
                 driver_version=cluster.driver_version,
+                identity_role=cluster.inference_roles.get(service.name),
+                tls_policy=cluster.inference_tls_policy if internal else None,
+                zone_maps=cluster.load_balancer_zone_maps if internal else None,
             ),
             opts=opts(addons),
         )

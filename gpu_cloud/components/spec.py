@@ -25,6 +25,7 @@ from gpu_cloud.components.catalog import Cloud, lookup
 from gpu_cloud.components.versions import DEFAULT_KUBERNETES_VERSION
 
 __all__ = [
+    "AWS_TLS13_SSL_POLICIES",
     "SYSTEM_POOL_NAME",
     "AccessSpec",
     "AddonsSpec",
@@ -37,6 +38,7 @@ __all__ = [
     "GpuNodePoolSpec",
     "InferenceServiceSpec",
     "KmsKeySpec",
+    "ModelServer",
     "NetworkSpec",
     "PeeringSpec",
     "PoolPurpose",
@@ -84,6 +86,7 @@ _ACCELERATED_FAMILIES = {
 
 _K8S_NAME = r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$"
 _AWS_PRINCIPAL = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")
+_ACM_CERTIFICATE = re.compile(r"^arn:aws(-cn|-us-gov)?:acm:[a-z0-9-]+:\d{12}:certificate/[0-9a-f-]{36}$")
 _ALICLOUD_PRINCIPAL = re.compile(r"^acs:ram::\d+:(role|user)/[\w+=,.@/-]+$")
 
 K8sName = Annotated[str, Field(pattern=_K8S_NAME, description="A DNS-1123 label of at most 40 characters.")]
@@ -366,40 +369,116 @@ class AddonsSpec(_Spec):
     """Expose DCGM metrics to the HPA."""
 
 
+class ModelServer(StrEnum):
+    """The model server an inference service runs."""
+
+    TENSORFLOW_SERVING = "tensorflow-serving"
+    """TensorFlow Serving (the default image, or another build of it): the component passes the model name and base
+    path and probes the model status endpoint."""
+    CUSTOM = "custom"
+    """Another server: it gets ``MODEL_NAME`` and ``MODEL_BASE_PATH`` and must name its readiness path."""
+
+
+AWS_TLS13_SSL_POLICIES = ("ELBSecurityPolicy-TLS13-1-3-2021-06", "ELBSecurityPolicy-TLS13-1-3-FIPS-2023-04")
+"""ELB security policies that negotiate TLS 1.3 only (Elastic Load Balancing, "Security policies for your Network
+Load Balancer": the TLS13-1-3 policies support TLSv1.3 alone); the first is the default."""
+
+_PATH_SEGMENT = re.compile(r"^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$")
+
+
 class InferenceServiceSpec(_Spec):
-    """A GPU model server with GPU-driven autoscaling."""
+    """A GPU model server with GPU-driven autoscaling, its model staged from the environment's bucket."""
 
     name: K8sName
-    """The service's name."""
+    """The service's name (its Kubernetes objects and ServiceAccount)."""
     pool: K8sName
     """The inference pool (or spot group) it runs on."""
-    model_uri: str = Field(min_length=1)
-    """Where the model lives, e.g. ``s3://bucket/models/resnet`` or ``oss://...``."""
+    model_source: str = Field(min_length=1)
+    """Key prefix of the model in the environment's bucket (checkpointBucket), e.g. ``models/resnet50``; its
+    numeric sub-prefixes (``models/resnet50/1/``) are the versions, each a SavedModel."""
+    model_name: str | None = None
+    """The name the server serves the model as (a path segment); default: the service's name."""
+    model_version: Literal["latest"] | Annotated[int, Field(ge=0)] = "latest"
+    """Which version to stage and serve: the highest-numbered one, or that number."""
+    server: ModelServer = ModelServer.TENSORFLOW_SERVING
+    """The model server of ``image``."""
     image: str | None = None
     """The server image; default TensorFlow Serving GPU (``components.versions``)."""
+    probe_path: str | None = Field(default=None, pattern=r"^/[!-~]*$")
+    """A custom server's HTTP path that answers 200 once the model is served (startup and readiness probes)."""
     port: int = Field(default=8501, ge=1, le=65535)
-    """The serving port (probes and Service)."""
+    """The server's HTTP port (probes; the Service's target)."""
     gpus_per_replica: int = Field(default=1, ge=1, le=8)
     """``nvidia.com/gpu`` limit per pod."""
+    cpu: str = Field(default="1", pattern=r"^([1-9][0-9]*m|[0-9]+(\.[0-9]+)?)$")
+    """CPU request and limit of the server (a Kubernetes quantity)."""
+    memory: str = Field(default="4Gi", pattern=r"^[1-9][0-9]*(Mi|Gi)$")
+    """Memory request and limit of the server."""
     min_replicas: int = Field(default=1, ge=1, le=1000)
     """Fewest replicas."""
     max_replicas: int = Field(default=4, ge=1, le=1000)
     """Most replicas."""
-    metric: GpuMetric = GpuMetric.UTILIZATION
-    """The GPU signal the HPA follows."""
+    metric: GpuMetric = GpuMetric.MEMORY
+    """The GPU signal the HPA follows (the guide's default: GPU memory utilisation)."""
     target_percent: int = Field(default=70, ge=1, le=100)
-    """The HPA target for the metric."""
+    """The HPA target for the metric, in percent."""
     internal_load_balancer: bool = False
-    """Expose through the cloud's internal load balancer instead of ClusterIP (never internet-facing)."""
+    """Expose through the cloud's internal load balancer with a TLS 1.3 listener instead of ClusterIP (never
+    internet-facing)."""
+    tls_certificate: str | None = None
+    """The load balancer listener's certificate: an ACM certificate ARN (AWS) or a Certificate Management Service
+    certificate id (Alibaba Cloud); needed with ``internal_load_balancer``."""
+    aws_ssl_policy: str | None = None
+    """AWS: the TLS listener's ELB security policy, one of :data:`AWS_TLS13_SSL_POLICIES` (default the first)."""
     cuda_version: str | None = Field(default=None, pattern=r"^\d+\.\d+$")
     """The CUDA version the image needs; checked against the pool's driver."""
     framework: str | None = Field(default=None, pattern=r"^[a-z]+-\d+\.\d+$")
     """The framework the image runs, e.g. ``tensorflow-2.12``; its CUDA version is checked against the pool's driver."""
 
+    @property
+    def served_model_name(self) -> str:
+        """The name the server serves the model as."""
+        return self.model_name or self.name
+
     @model_validator(mode="after")
-    def _replicas(self) -> InferenceServiceSpec:
+    def _checks(self) -> InferenceServiceSpec:
+        problems = []
         if self.min_replicas > self.max_replicas:
-            _raise([Problem("minReplicas", f"greater than maxReplicas {self.max_replicas}", self.min_replicas)])
+            problems.append(Problem("minReplicas", f"greater than maxReplicas {self.max_replicas}", self.min_replicas))
+        source = self.model_source
+        if "://" in source or source.startswith("/"):
+            problems.append(
+                Problem(
+                    "modelSource",
+                    "outside the environment's bucket: give the model's key prefix in it (e.g. models/resnet50)",
+                    source,
+                )
+            )
+        elif not all(_PATH_SEGMENT.match(part) for part in source.removesuffix("/").split("/")):
+            problems.append(Problem("modelSource", "not a key prefix of path segments (a-z, 0-9, . _ -)", source))
+        if self.model_name is not None and not _PATH_SEGMENT.match(self.model_name):
+            problems.append(
+                Problem("modelName", "not a path segment (1-128 of A-Z a-z 0-9 . _ -; not . or ..)", self.model_name)
+            )
+        if self.server is ModelServer.CUSTOM and self.probe_path is None:
+            problems.append(Problem("probePath", "a custom server must name its readiness path", None))
+        if self.server is ModelServer.CUSTOM and self.image is None:
+            problems.append(Problem("image", "a custom server needs its image", None))
+        if self.server is ModelServer.TENSORFLOW_SERVING and self.probe_path is not None:
+            problems.append(
+                Problem("probePath", "TensorFlow Serving is probed on its model status endpoint", self.probe_path)
+            )
+        if self.internal_load_balancer and not self.tls_certificate:
+            problems.append(Problem("tlsCertificate", "the internal load balancer's TLS 1.3 listener needs one", None))
+        if self.aws_ssl_policy is not None and self.aws_ssl_policy not in AWS_TLS13_SSL_POLICIES:
+            problems.append(
+                Problem(
+                    "awsSslPolicy",
+                    f"allows TLS below 1.3; use one of {', '.join(AWS_TLS13_SSL_POLICIES)}",
+                    self.aws_ssl_policy,
+                )
+            )
+        _raise(problems)
         return self
 
 
@@ -633,6 +712,25 @@ def cloud_problems(config: StackConfig) -> list[Problem]:
     for i, service in enumerate(config.inference):
         if service.pool not in names or service.pool == SYSTEM_POOL_NAME:
             problems.append(Problem(f"inference.{i}.pool", "no node pool or spot group of that name", service.pool))
+        if config.checkpoint_bucket is None:
+            problems.append(
+                Problem(
+                    f"inference.{i}.modelSource",
+                    "the model lives in the environment's bucket: set checkpointBucket",
+                    service.model_source,
+                )
+            )
+        certificate = service.tls_certificate
+        if (
+            cloud is Cloud.AWS
+            and certificate
+            and not (_ACM_CERTIFICATE.match(certificate) and certificate.split(":")[3] == config.region)
+        ):
+            problems.append(
+                Problem(f"inference.{i}.tlsCertificate", f"not an ACM certificate ARN in {config.region}", certificate)
+            )
+        if cloud is not Cloud.AWS and service.aws_ssl_policy is not None:
+            problems.append(Problem(f"inference.{i}.awsSslPolicy", "is an AWS-only setting", service.aws_ssl_policy))
     return problems
 
 

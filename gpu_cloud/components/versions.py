@@ -151,6 +151,29 @@ TENSORFLOW_SERVING_GPU_IMAGE = "tensorflow/serving:2.18.0-gpu"
 """TensorFlow Serving GPU image (Docker Hub tensorflow/serving, ``<version>-gpu`` tags built from
 tensorflow_serving/tools/docker/Dockerfile.gpu at tag 2.18.0; REST on 8501, gRPC on 8500)."""
 
+AWS_CLI_IMAGE = "public.ecr.aws/aws-cli/aws-cli:2.31.23"
+"""The AWS CLI v2 image that stages models from S3 on EKS (the inference pod's init container). Amazon ECR Public is
+the image AWS recommends over Docker Hub, tagged with each CLI version ("Run the AWS CLI from the official Amazon
+ECR Public or Docker images", docs.aws.amazon.com/cli/latest/userguide/getting-started-docker.html, read
+2026-12-02); 2.31.23 is pinned, with its digest, by public Dockerfiles (code search, read 2026-12-02). The image is
+Amazon Linux 2 with ``/bin/sh``; EKS Pod Identity credentials need CLI v2.15 or later."""
+
+ALPINE_IMAGE = "alpine:3.22.2"
+"""The shell image that stages models from OSS on ACK: busybox's ``wget`` (HTTPS through Alpine's ssl_client),
+``sha256sum`` and ``unzip`` fetch and check :data:`OSSUTIL_ARCHIVE` first. Docker Official Image ``alpine``; tag
+3.22.2 in public Dockerfiles (code search, read 2026-12-02). Alibaba publishes ossutil as an archive, not as an
+image (ossutil 2.0 overview, alibabacloud.com/help/en/oss/developer-reference/ossutil-overview, read 2026-12-02)."""
+
+OSSUTIL_ARCHIVE = (
+    "https://gosspublic.alicdn.com/ossutil/v2/2.2.0/ossutil-2.2.0-linux-amd64.zip",
+    "9e02837d806cfe976ae6c1fc22557d8e0a394ca6d298b45fb9f48a360d3a67f4",
+    "ossutil-2.2.0-linux-amd64/ossutil",
+)
+"""ossutil 2.2.0 for Linux x86_64: the archive's URL, its SHA-256 and the binary inside, as Alibaba's ossutil 2.0
+overview lists them (download table and install steps, read 2026-12-02). ossutil 2 reads RRSA credentials from its
+config file (``mode = oidcRoleArn`` with OIDCProviderArn, OIDCTokenFilePath, roleArn: same page, "Use an
+OIDCRoleARN")."""
+
 
 def pins() -> Iterator[tuple[str, str]]:
     """Every pinned value: ``(pin id, value)``; the id is the key of its entry in ``PIN_SOURCES``."""
@@ -169,6 +192,9 @@ def pins() -> Iterator[tuple[str, str]]:
         yield f"chart/{chart.name}", f"{chart.repo} {chart.version}"
     yield "grafana-dashboard/dcgm", f"{GRAFANA_DCGM_DASHBOARD['gnetId']} r{GRAFANA_DCGM_DASHBOARD['revision']}"
     yield "image/tensorflow-serving-gpu", TENSORFLOW_SERVING_GPU_IMAGE
+    yield "image/aws-cli", AWS_CLI_IMAGE
+    yield "image/alpine", ALPINE_IMAGE
+    yield "archive/ossutil", f"{OSSUTIL_ARCHIVE[0]} sha256:{OSSUTIL_ARCHIVE[1]}"
 
 
 CHARTS: Final = (
@@ -211,6 +237,9 @@ PIN_SOURCES: Final[Mapping[str, PinSource]] = {
     "image/tensorflow-serving-gpu": PinSource(
         f"{_GH}/tensorflow/serving/blob/2.18.0/tensorflow_serving/tools/docker/Dockerfile.gpu"
     ),
+    "image/aws-cli": PinSource("https://docs.aws.amazon.com/cli/latest/userguide/getting-started-docker.html"),
+    "image/alpine": PinSource("https://hub.docker.com/_/alpine"),
+    "archive/ossutil": PinSource("https://www.alibabacloud.com/help/en/oss/developer-reference/ossutil-overview"),
 }
 """Pin id (see ``pins``) -> where that exact value was verified and when."""
 

@@ -19,7 +19,7 @@ def _plan(protect: bool = True):  # type: ignore[no-untyped-def]
     return plan_of(lambda: CheckpointBucket("ckpt", args))
 
 
-def test_children_are_the_bucket_and_its_acl_access_block_versioning_and_encryption() -> None:
+def test_children_are_the_bucket_and_its_acl_access_block_versioning_encryption_and_tls() -> None:
     plan = _plan()
     component(plan, "gpucloud:alicloud:CheckpointBucket")
     assert sorted((r.type, r.name) for r in custom(plan)) == sorted(
@@ -29,6 +29,7 @@ def test_children_are_the_bucket_and_its_acl_access_block_versioning_and_encrypt
             ("alicloud:oss/bucketPublicAccessBlock:BucketPublicAccessBlock", "ckpt-public-access-block"),
             ("alicloud:oss/bucketVersioning:BucketVersioning", "ckpt-versioning"),
             ("alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption", "ckpt-encryption"),
+            ("alicloud:oss/bucketHttpsConfig:BucketHttpsConfig", "ckpt-https"),
         ]
     )
     bucket = one(plan, BUCKET).urn
@@ -47,6 +48,11 @@ def test_versioning_is_enabled_and_noncurrent_versions_expire() -> None:
     (rule,) = one(plan, BUCKET).inputs["lifecycleRules"]
     assert rule["enabled"] is True
     assert rule["noncurrentVersionExpirations"] == [{"days": 14}]
+
+
+def test_the_bucket_accepts_tls_1_3_only() -> None:
+    https = one(_plan(), "alicloud:oss/bucketHttpsConfig:BucketHttpsConfig").inputs
+    assert (https["enable"], https["tlsVersions"]) == (True, ["TLSv1.3"])
 
 
 def test_objects_are_encrypted_with_the_kms_key() -> None:

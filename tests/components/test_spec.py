@@ -56,7 +56,8 @@ BASE: dict[str, Any] = {
             {"zone": "us-west-2b", "cidr": "10.1.16.0/20"},
         ],
     },
-    "inference": [{"name": "resnet", "pool": "infer", "modelUri": "s3://models/resnet"}],
+    "inference": [{"name": "resnet", "pool": "infer", "modelSource": "models/resnet"}],
+    "checkpointBucket": {},
 }
 
 

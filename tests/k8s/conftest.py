@@ -93,7 +93,7 @@ def spot_group(**changes: Any) -> SpotGroupSpec:
 
 
 def service(**changes: Any) -> InferenceServiceSpec:
-    fields: dict[str, Any] = {"name": "resnet", "pool": "inference-a10g", "model_uri": "s3://models/resnet"}
+    fields: dict[str, Any] = {"name": "resnet", "pool": "inference-a10g", "model_source": "models/resnet"}
     return InferenceServiceSpec(**(fields | changes))
 
 

@@ -191,6 +191,7 @@ def _alicloud() -> None:
         ali.CheckpointBucketArgs(spec=CheckpointBucketSpec(), bucket_name="gpucloud-test", kms_key_id="k", tags=TAGS),
         opts=opts,
     )
+    ali.Tls13ListenerPolicy("tls13", ali.Tls13ListenerPolicyArgs(tags=TAGS), opts=opts)
     ali.RrsaRole(
         "training",
         ali.RrsaRoleArgs(
@@ -222,13 +223,16 @@ def _kubernetes() -> None:
         ),
         opts=opts,
     )
-    service = InferenceServiceSpec(name="resnet", pool="infer", model_uri="s3://models/resnet")
+    service = InferenceServiceSpec(name="resnet", pool="infer", model_source="models/resnet")
+    store = {"model_bucket": "models", "region": "us-east-1"}
     kube.InferenceService(
-        "resnet", kube.InferenceServiceArgs(service=service, pool=inference, cloud=Cloud.AWS), opts=opts
+        "resnet", kube.InferenceServiceArgs(service=service, pool=inference, cloud=Cloud.AWS, **store), opts=opts
     )
-    internal = service.model_copy(update={"name": "internal", "internal_load_balancer": True})
+    internal = service.model_copy(
+        update={"name": "internal", "internal_load_balancer": True, "tls_certificate": "arn:aws:acm:cert"}
+    )
     kube.InferenceService(
-        "internal", kube.InferenceServiceArgs(service=internal, pool=inference, cloud=Cloud.AWS), opts=opts
+        "internal", kube.InferenceServiceArgs(service=internal, pool=inference, cloud=Cloud.AWS, **store), opts=opts
     )
     kube.TrainingDefaults(
         "training", kube.TrainingDefaultsArgs(training=TrainingSpec(), access=ACCESS, cloud=Cloud.AWS), opts=opts

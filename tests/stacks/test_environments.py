@@ -40,17 +40,25 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:eks/addon:Addon": 4,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 3,
-        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 1,
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 2,
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
-        "aws:iam/role:Role": 7,
-        "aws:iam/rolePolicy:RolePolicy": 5,
+        "aws:iam/role:Role": 8,
+        "aws:iam/rolePolicy:RolePolicy": 6,
         "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 7,
         "aws:kms/alias:Alias": 1,
         "aws:kms/key:Key": 1,
+        "aws:s3/bucket:Bucket": 1,
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": 1,
+        "aws:s3/bucketOwnershipControls:BucketOwnershipControls": 1,
+        "aws:s3/bucketPolicy:BucketPolicy": 1,
+        "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": 1,
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": 1,
+        "aws:s3/bucketVersioning:BucketVersioning": 1,
         "kubernetes:apps/v1:Deployment": 1,
         "kubernetes:autoscaling/v2:HorizontalPodAutoscaler": 1,
         "kubernetes:core/v1:Namespace": 3,
         "kubernetes:core/v1:Service": 1,
+        "kubernetes:core/v1:ServiceAccount": 1,
         "kubernetes:helm.sh/v3:Release": 5,
         "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
         "kubernetes:policy/v1:PodDisruptionBudget": 1,
@@ -82,10 +90,10 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:eks/addon:Addon": 4,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 4,
-        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 2,
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 3,
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
-        "aws:iam/role:Role": 9,
-        "aws:iam/rolePolicy:RolePolicy": 6,
+        "aws:iam/role:Role": 10,
+        "aws:iam/rolePolicy:RolePolicy": 7,
         "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 10,
         "aws:kms/alias:Alias": 1,
         "aws:kms/key:Key": 1,
@@ -102,7 +110,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:core/v1:Namespace": 3,
         "kubernetes:core/v1:ResourceQuota": 1,
         "kubernetes:core/v1:Service": 1,
-        "kubernetes:core/v1:ServiceAccount": 1,
+        "kubernetes:core/v1:ServiceAccount": 2,
         "kubernetes:helm.sh/v3:Release": 5,
         "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
         "kubernetes:policy/v1:PodDisruptionBudget": 1,
@@ -134,10 +142,10 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:eks/addon:Addon": 4,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 5,
-        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 2,
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 3,
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
-        "aws:iam/role:Role": 11,
-        "aws:iam/rolePolicy:RolePolicy": 7,
+        "aws:iam/role:Role": 12,
+        "aws:iam/rolePolicy:RolePolicy": 8,
         "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 13,
         "aws:kms/alias:Alias": 2,
         "aws:kms/key:Key": 2,
@@ -154,7 +162,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:core/v1:Namespace": 3,
         "kubernetes:core/v1:ResourceQuota": 1,
         "kubernetes:core/v1:Service": 1,
-        "kubernetes:core/v1:ServiceAccount": 1,
+        "kubernetes:core/v1:ServiceAccount": 2,
         "kubernetes:helm.sh/v3:Release": 5,
         "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
         "kubernetes:policy/v1:PodDisruptionBudget": 1,
@@ -171,14 +179,16 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "alicloud:ecs/eipAssociation:EipAssociation": 1,
         "alicloud:kms/alias:Alias": 1,
         "alicloud:kms/key:Key": 1,
+        "alicloud:nlb/securityPolicy:SecurityPolicy": 1,
         "alicloud:oss/bucket:Bucket": 1,
         "alicloud:oss/bucketAcl:BucketAcl": 1,
+        "alicloud:oss/bucketHttpsConfig:BucketHttpsConfig": 1,
         "alicloud:oss/bucketPublicAccessBlock:BucketPublicAccessBlock": 1,
         "alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption": 1,
         "alicloud:oss/bucketVersioning:BucketVersioning": 1,
-        "alicloud:ram/policy:Policy": 3,
-        "alicloud:ram/role:Role": 3,
-        "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment": 3,
+        "alicloud:ram/policy:Policy": 4,
+        "alicloud:ram/role:Role": 4,
+        "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment": 4,
         "alicloud:vpc/natGateway:NatGateway": 1,
         "alicloud:vpc/network:Network": 2,
         "alicloud:vpc/peerConnection:PeerConnection": 1,
@@ -191,7 +201,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:core/v1:Namespace": 3,
         "kubernetes:core/v1:ResourceQuota": 1,
         "kubernetes:core/v1:Service": 1,
-        "kubernetes:core/v1:ServiceAccount": 1,
+        "kubernetes:core/v1:ServiceAccount": 2,
         "kubernetes:helm.sh/v3:Release": 3,
         "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
         "kubernetes:policy/v1:PodDisruptionBudget": 1,
@@ -325,11 +335,52 @@ def test_staging_peers_to_the_data_vpc_of_the_referenced_stack() -> None:
     assert plan("staging").warnings == ()
 
 
-def test_staging_and_prod_scale_inference_on_gpu_utilisation() -> None:
+def test_staging_and_prod_scale_inference_on_gpu_memory_at_seventy_percent() -> None:
     for stack in ("staging", "prod"):
         hpa = named(stack, f"{stack}-resnet-hpa").inputs["spec"]
-        assert hpa["metrics"][0]["pods"]["metric"]["name"] == "gpu_utilization"
+        assert hpa["metrics"][0]["pods"]["metric"]["name"] == "gpu_memory_utilization"
         assert hpa["metrics"][0]["pods"]["target"]["averageValue"] == "70"
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_inference_pod_stages_its_model_with_its_own_identity_and_is_probed_on_its_model(stack: str) -> None:
+    pod = named(stack, f"{stack}-resnet-deployment").inputs["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == "resnet"
+    [stage] = pod["initContainers"]
+    env = {e["name"]: e["value"] for e in stage["env"]}
+    assert (env["MODEL_PREFIX"], env["MODEL_NAME"], env["MODEL_BASE_PATH"]) == ("models/resnet50", "resnet", "/models")
+    assert env["MODEL_BUCKET"] == plan(stack).outputs["checkpointBucket"]
+    [server] = pod["containers"]
+    assert server["args"][:2] == ["--model_name=resnet", "--model_base_path=/models/resnet"]
+    for probe in ("startupProbe", "readinessProbe"):
+        assert server[probe]["httpGet"] == {"path": "/v1/models/resnet", "port": "http"}
+    if stack == "prod-cn":
+        # The RRSA trust names the cluster's OIDC provider (unknown in a preview); the ServiceAccount names the role.
+        account = named(stack, f"{stack}-resnet-service-account").inputs["metadata"]
+        assert account["annotations"] == {"pod-identity.alibabacloud.com/role-name": "prod-cn-resnet-inference"}
+        policy = json.loads(named(stack, f"{stack}-resnet-identity-policy").inputs["policyDocument"])
+        assert [s["Action"] for s in policy["Statement"]] == [["oss:ListObjects"], ["oss:GetObject"], ["kms:Decrypt"]]
+    else:
+        association = named(stack, f"{stack}-resnet-identity-association").inputs
+        assert (association["namespace"], association["serviceAccount"]) == ("gpu-inference", "resnet")
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_inference_endpoint_is_an_internal_tls_load_balancer(stack: str) -> None:
+    service = named(stack, f"{stack}-resnet-service").inputs
+    assert service["spec"]["type"] == "LoadBalancer"
+    assert service["spec"]["ports"] == [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": "http"}]
+    annotations = service["metadata"]["annotations"]
+    if stack == "prod-cn":
+        assert annotations["service.beta.kubernetes.io/alibaba-cloud-loadbalancer-protocol-port"] == "tcpssl:443"
+        policy = named(stack, "prod-cn-inference-tls13-policy").inputs
+        assert policy["tlsVersions"] == ["TLSv1.3"]
+    else:
+        assert annotations["service.beta.kubernetes.io/aws-load-balancer-ssl-ports"] == "https"
+        assert (
+            annotations["service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy"]
+            == "ELBSecurityPolicy-TLS13-1-3-2021-06"
+        )
 
 
 def test_prod_trains_h100_on_every_efa_interface_and_peers_to_its_own_data_vpc() -> None:

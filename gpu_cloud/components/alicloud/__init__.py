@@ -16,6 +16,7 @@ from gpu_cloud.components.alicloud.peering import PrivateVpcPeering, PrivateVpcP
 from gpu_cloud.components.alicloud.rbac import GpuAdminAccess, GpuAdminAccessArgs
 from gpu_cloud.components.alicloud.spot import SpotGpuGroup, SpotGpuGroupArgs
 from gpu_cloud.components.alicloud.storage import CheckpointBucket, CheckpointBucketArgs
+from gpu_cloud.components.alicloud.tls import Tls13ListenerPolicy, Tls13ListenerPolicyArgs
 
 __all__ = [
     "CheckpointBucket",
@@ -36,4 +37,6 @@ __all__ = [
     "RrsaRoleArgs",
     "SpotGpuGroup",
     "SpotGpuGroupArgs",
+    "Tls13ListenerPolicy",
+    "Tls13ListenerPolicyArgs",
 ]

@@ -24,6 +24,7 @@ __all__ = [
     "RrsaRole",
     "RrsaRoleArgs",
     "checkpoint_policy",
+    "model_read_policy",
     "rrsa_trust_policy",
 ]
 
@@ -151,5 +152,29 @@ def checkpoint_policy(account_id: str, region: str, bucket_name: str) -> str:
             "Effect": "Allow",
             "Resource": [f"acs:kms:{region}:{account_id}:key/*"],
         },
+    ]
+    return json.dumps({"Statement": list(statements), "Version": "1"}, sort_keys=True)
+
+
+def model_read_policy(account_id: str, region: str, bucket_name: str, model_source: str) -> str:
+    """List and read only the model under ``model_source`` in ``bucket_name``, and decrypt it (SSE-KMS).
+
+    ListObjects is a bucket-level action; the ``oss:Prefix`` condition key limits it to the model's prefix (OSS
+    "RAM policy" condition keys). The KMS statement is the same as :func:`checkpoint_policy`'s, with Decrypt only.
+    """
+    prefix = model_source.removesuffix("/")
+    statements: Sequence[dict[str, Any]] = [
+        {
+            "Action": ["oss:ListObjects"],
+            "Effect": "Allow",
+            "Resource": [f"acs:oss:*:{account_id}:{bucket_name}"],
+            "Condition": {"StringLike": {"oss:Prefix": [f"{prefix}/", f"{prefix}/*"]}},
+        },
+        {
+            "Action": ["oss:GetObject"],
+            "Effect": "Allow",
+            "Resource": [f"acs:oss:*:{account_id}:{bucket_name}/{prefix}/*"],
+        },
+        {"Action": ["kms:Decrypt"], "Effect": "Allow", "Resource": [f"acs:kms:{region}:{account_id}:key/*"]},
     ]
     return json.dumps({"Statement": list(statements), "Version": "1"}, sort_keys=True)

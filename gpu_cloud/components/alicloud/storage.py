@@ -23,6 +23,10 @@ VERSIONING_ENABLED = "Enabled"
 SSE_KMS = "KMS"
 """oss.BucketServerSideEncryption ``sse_algorithm``: SSE-KMS with the environment's key."""
 
+TLS_VERSIONS = ("TLSv1.3",)
+"""oss.BucketHttpsConfig ``tls_versions``: requests over older TLS are refused (OSS PutBucketHttpsConfig, TLS
+version management of a bucket)."""
+
 
 # OSS bucket naming: 3 to 63 characters, lowercase letters, digits and hyphens, starting and ending with a letter or a
 # digit (Alibaba Cloud OSS documentation, "Bucket naming conventions").
@@ -46,7 +50,8 @@ class CheckpointBucketArgs:
 
 
 class CheckpointBucket(pulumi.ComponentResource):
-    """An OSS bucket: private ACL, public access blocked, versioning, SSE-KMS, non-current versions expire.
+    """An OSS bucket: private ACL, public access blocked, versioning, SSE-KMS, TLS 1.3 only, non-current versions
+    expire.
 
     ACL, versioning, encryption and the public access block are the provider's separate resources; the
     bucket's own ``acl``/``versioning`` arguments are deprecated since provider 1.220.0 (oss.Bucket).
@@ -90,6 +95,13 @@ class CheckpointBucket(pulumi.ComponentResource):
             bucket=bucket.bucket,
             sse_algorithm=SSE_KMS,
             kms_master_key_id=args.kms_key_id,
+            opts=child_options(self),
+        )
+        alicloud.oss.BucketHttpsConfig(
+            f"{name}-https",
+            bucket=bucket.bucket,
+            enable=True,
+            tls_versions=list(TLS_VERSIONS),
             opts=child_options(self),
         )
         self.bucket_name = bucket.bucket

@@ -33,6 +33,7 @@ __all__ = [
     "Statements",
     "checkpoint_statements",
     "cluster_autoscaler_statements",
+    "model_read_statements",
     "pod_identity_trust",
 ]
 
@@ -193,6 +194,29 @@ def checkpoint_statements(bucket_prefix: str, key_alias: str) -> Statements:
             {"Sid": "Bucket", "Effect": "Allow", "Action": list(CHECKPOINT_BUCKET_ACTIONS), "Resource": bucket},
             {"Sid": "Objects", "Effect": "Allow", "Action": list(CHECKPOINT_OBJECT_ACTIONS), "Resource": f"{bucket}/*"},
             {"Sid": "Key", **key_use_statement(account, key_alias, CHECKPOINT_KEY_ACTIONS)},
+        ]
+
+    return statements
+
+
+def model_read_statements(bucket_prefix: str, key_alias: str, model_source: str) -> Statements:
+    """Read only the model under ``model_source`` in the CheckpointBucket of ``bucket_prefix``: list that prefix
+    (ListBucket with the s3:prefix condition key, S3 User Guide "Bucket policy examples using condition keys"), get
+    its objects, and decrypt them with the key of alias ``key_alias`` (SSE-KMS GetObject needs kms:Decrypt)."""
+    prefix = model_source.removesuffix("/")
+
+    def statements(account: Account, _cluster: str) -> list[dict[str, Any]]:
+        bucket = account.arn("s3", checkpoint_bucket_name(account, bucket_prefix), region=False, account=False)
+        return [
+            {
+                "Sid": "ListModel",
+                "Effect": "Allow",
+                "Action": ["s3:ListBucket"],
+                "Resource": bucket,
+                "Condition": {"StringLike": {"s3:prefix": [f"{prefix}/", f"{prefix}/*"]}},
+            },
+            {"Sid": "ReadModel", "Effect": "Allow", "Action": ["s3:GetObject"], "Resource": f"{bucket}/{prefix}/*"},
+            {"Sid": "Key", **key_use_statement(account, key_alias, ("kms:Decrypt",))},
         ]
 
     return statements

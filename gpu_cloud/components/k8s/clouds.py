@@ -29,6 +29,12 @@ class CloudProfile:
             layer binds its roles to those groups (False: the cloud binds the ClusterRoles to identities itself).
         shared_gpu_resource: Extended resource a pod requests on a pool that shares GPUs; ``nvidia.com/gpu``
             counts time-sliced replicas, ``aliyun.com/gpu-mem`` counts GiB of GPU memory.
+        model_store: How the staging script (``stage_model.sh``) reaches the environment's bucket: ``s3`` or ``oss``.
+        load_balancer_class: ``spec.loadBalancerClass`` of a TLS load balancer Service (None: the cloud's default).
+        tls_certificate_annotation: Service annotation naming the TLS listener's certificate.
+        tls_policy_annotation: Service annotation naming the TLS listener's security policy.
+        tls_port_annotation: Service annotation marking the TLS port, and its value with ``{name}`` and ``{port}``.
+        zone_maps_annotation: Service annotation listing ``zone:vswitch`` pairs of a new load balancer, if needed.
     """
 
     cloud: Cloud
@@ -39,6 +45,12 @@ class CloudProfile:
     installs_cluster_autoscaler: bool
     maps_groups: bool
     shared_gpu_resource: str
+    model_store: str
+    load_balancer_class: str | None
+    tls_certificate_annotation: str
+    tls_policy_annotation: str
+    tls_port_annotation: tuple[str, str]
+    zone_maps_annotation: str | None
 
 
 _PROFILES = {
@@ -67,6 +79,16 @@ _PROFILES = {
         maps_groups=True,
         # Time-slicing replicas are still advertised as nvidia.com/gpu (renameByDefault false).
         shared_gpu_resource="nvidia.com/gpu",
+        model_store="s3",
+        # The in-tree service controller makes a port of an NLB a TLS listener when the Service has a certificate
+        # and the port's number or name is in ssl-ports, with ssl-negotiation-policy as its SslPolicy
+        # (kubernetes/cloud-provider-aws v1.31.9, pkg/providers/v1/aws.go:154-164 and :2136-2146,
+        # aws_loadbalancer.go:551-557; read 2026-12-02). The backend stays plain TCP inside the VPC.
+        load_balancer_class=None,
+        tls_certificate_annotation="service.beta.kubernetes.io/aws-load-balancer-ssl-cert",
+        tls_policy_annotation="service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy",
+        tls_port_annotation=("service.beta.kubernetes.io/aws-load-balancer-ssl-ports", "{name}"),
+        zone_maps_annotation=None,
     ),
     Cloud.ALICLOUD: CloudProfile(
         cloud=Cloud.ALICLOUD,
@@ -90,6 +112,17 @@ _PROFILES = {
         # ACK GPU sharing: pods request GPU memory in GiB as aliyun.com/gpu-mem on nodes labelled
         # ack.node.gpu.schedule=share (the node pool's label). alibabacloud.com/help/doc-detail/2523313.html
         shared_gpu_resource="aliyun.com/gpu-mem",
+        model_store="oss",
+        # ACK CCM 2.5+ creates an NLB for loadBalancerClass alibabacloud.com/nlb; zone-maps is required for a new
+        # one; protocol-port "tcpssl:<port>" makes a TCP/SSL listener with cert-id and tls-cipher-policy ("Use
+        # annotations to configure NLB instances", alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/
+        # user-guide/configure-nlb-instances-by-using-annotations, read 2026-12-02). CLB offers only system TLS
+        # policies, none of them TLS 1.3 only; an NLB takes a custom security policy (nlb.SecurityPolicy).
+        load_balancer_class="alibabacloud.com/nlb",
+        tls_certificate_annotation="service.beta.kubernetes.io/alibaba-cloud-loadbalancer-cert-id",
+        tls_policy_annotation="service.beta.kubernetes.io/alibaba-cloud-loadbalancer-tls-cipher-policy",
+        tls_port_annotation=("service.beta.kubernetes.io/alibaba-cloud-loadbalancer-protocol-port", "tcpssl:{port}"),
+        zone_maps_annotation="service.beta.kubernetes.io/alibaba-cloud-loadbalancer-zone-maps",
     ),
 }
 

@@ -1,8 +1,11 @@
-"""A GPU model server: Deployment, PodDisruptionBudget, Service and an HPA on a GPU metric."""
+"""A GPU model server: its ServiceAccount, Deployment (model staged by an init container), PodDisruptionBudget,
+Service (an internal TLS 1.3 load balancer, or ClusterIP) and an HPA on a GPU metric."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -14,22 +17,66 @@ from gpu_cloud.components.k8s.cuda import cuda_problems
 from gpu_cloud.components.k8s.monitoring import HPA_METRICS
 from gpu_cloud.components.k8s.scheduling import is_spot, workload_tolerations
 from gpu_cloud.components.spec import (
+    AWS_TLS13_SSL_POLICIES,
     Cloud,
     ConfigError,
     GpuNodePoolSpec,
     InferenceServiceSpec,
+    ModelServer,
     PoolPurpose,
     Problem,
     SpotGroupSpec,
 )
 
-__all__ = ["GRPC_PORT", "InferenceService", "InferenceServiceArgs"]
+__all__ = [
+    "GRPC_PORT",
+    "MODEL_BASE_PATH",
+    "STAGE_MODEL_SCRIPT",
+    "TLS_PORT",
+    "InferenceService",
+    "InferenceServiceArgs",
+    "oss_internal_endpoint",
+]
 
 GRPC_PORT = 8500
 """TensorFlow Serving's gRPC port (its REST port is the spec's ``port``, 8501 by default)."""
 
+TLS_PORT = 443
+"""The load balancer's TLS listener port."""
+
+MODEL_BASE_PATH = "/models"
+"""Where the init container stages models and the server reads them (``<base>/<name>/<version>/``)."""
+
+STAGE_MODEL_SCRIPT = (Path(__file__).parent / "stage_model.sh").read_text()
+"""The staging script the init container runs (``sh -c``); tests run the same text against a local S3 server."""
+
+_OSSUTIL_URL, _OSSUTIL_SHA256, _OSSUTIL_BINARY = versions.OSSUTIL_ARCHIVE
+# ACK: fetch ossutil and check it against Alibaba's published checksum before the staging script uses it.
+_FETCH_OSSUTIL = f"""set -eu
+cd /tmp
+wget -q -O ossutil.zip {_OSSUTIL_URL}
+echo "{_OSSUTIL_SHA256}  ossutil.zip" | sha256sum -c -
+unzip -q -o ossutil.zip
+export OSSUTIL=/tmp/{_OSSUTIL_BINARY}
+chmod 755 "$OSSUTIL"
+"""
+
+_STAGING = {
+    Cloud.AWS: (versions.AWS_CLI_IMAGE, STAGE_MODEL_SCRIPT),
+    Cloud.ALICLOUD: (versions.ALPINE_IMAGE, _FETCH_OSSUTIL + STAGE_MODEL_SCRIPT),
+}
+
 _RUN_AS = 1000
 """Non-root user and group of the server process."""
+
+_STARTUP_MINUTES = 10
+"""How long a replica may take to stage and load its model before the kubelet restarts it."""
+
+
+def oss_internal_endpoint(region: str) -> str:
+    """The OSS endpoint of ``region`` inside its VPCs (``oss-<region>-internal.aliyuncs.com``, OSS "Regions and
+    endpoints"), over HTTPS."""
+    return f"https://oss-{region}-internal.aliyuncs.com"
 
 
 @dataclass(frozen=True)
@@ -41,83 +88,126 @@ class InferenceServiceArgs:
         pool: The pool or spot group named by ``service.pool`` (a SpotGroupSpec means spot capacity: the pods
             tolerate the spot taint and get the preemptible priority class).
         cloud: The cluster's cloud.
+        model_bucket: The environment's bucket, which holds the model under ``service.model_source``.
+        region: The bucket's region.
         namespace: The namespace to run in, e.g. ``GpuRbac.namespaces["gpu-inference"].metadata.name``.
         driver_version: The NVIDIA driver the cloud component pins on the pool, if it pins one (ACK:
             ``components.versions.ACK_NVIDIA_DRIVER_VERSION``); default: the node image family's branch.
+        identity_role: ACK: the RAM role the ServiceAccount assumes through RRSA (an RrsaRole's name). On AWS leave it
+            out and associate the ServiceAccount (named ``service.name``) with a components.aws.PodIdentityRole.
+        tls_policy: ACK: the id of the NLB security policy (TLS 1.3 only) of the TLS listener. AWS: None, the
+            listener uses ``service.aws_ssl_policy``.
+        zone_maps: ACK: ``zone:vswitch`` pairs for the NLB (at least two zones).
     """
 
     service: InferenceServiceSpec
     pool: GpuNodePoolSpec | SpotGroupSpec
     cloud: Cloud
+    model_bucket: pulumi.Input[str]
+    region: str
     namespace: pulumi.Input[str] = "gpu-inference"
     driver_version: str | None = None
+    identity_role: pulumi.Input[str] | None = None
+    tls_policy: pulumi.Input[str] | None = None
+    zone_maps: pulumi.Input[str] | None = None
 
 
 class InferenceService(pulumi.ComponentResource):
-    """A GPU model server (TensorFlow Serving GPU by default) that scales on GPU utilisation or GPU memory.
+    """A GPU model server (TensorFlow Serving GPU by default) that scales on GPU memory or GPU utilisation.
 
-    Children: Deployment, PodDisruptionBudget (at most one pod down), Service (ClusterIP, or an internal load
-    balancer with the cloud's annotations) and an autoscaling/v2 HPA on the Pods metric prometheus-adapter serves
-    (``components.k8s.monitoring.HPA_METRICS``). All Kubernetes objects are named ``service.name``.
+    Children: ServiceAccount (the pod's own cloud identity), Deployment, PodDisruptionBudget, Service and an
+    autoscaling/v2 HPA on the Pods metric prometheus-adapter serves (``components.k8s.monitoring.HPA_METRICS``). All
+    Kubernetes objects are named ``service.name``.
+
+    The pod's init container copies one version of the model from the environment's bucket into
+    ``/models/<model name>/<version>/`` with the pod's credentials (``stage_model.sh``); the server reads it from
+    there. Startup and readiness probes ask TensorFlow Serving's model status endpoint (or a custom server's
+    ``probe_path``), so a replica is Ready only once the model is served. Requests equal limits, rolling updates
+    surge one pod and take none down, the PodDisruptionBudget keeps all but one replica (at least one) through
+    voluntary disruptions, and replicas spread over zones.
 
     Raises:
-        ConfigError: the pool is not the service's pool or not for inference, or its driver cannot run the CUDA
-            version the service needs.
+        ConfigError: the pool is not the service's pool or not for inference, its driver cannot run the CUDA
+            version the service needs, or the cloud's identity or load balancer inputs are missing or misplaced.
     """
 
     deployment: k8s.apps.v1.Deployment
     """The model server."""
     kube_service: k8s.core.v1.Service
     """Where clients reach it (never internet-facing)."""
+    service_account: k8s.core.v1.ServiceAccount
+    """The pod's ServiceAccount (its cloud identity)."""
 
     def __init__(self, name: str, args: InferenceServiceArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        spec, pool = args.service, args.pool
-        problems = []
-        if pool.name != spec.pool:
-            problems.append(Problem("pool", f"inference service {spec.name!r} runs on pool {spec.pool!r}", pool.name))
-        if pool.purpose is not PoolPurpose.INFERENCE:
-            problems.append(Problem("pool.purpose", f"pool {pool.name!r} is not an inference pool", pool.purpose.value))
-        problems += cuda_problems(args.cloud, spec, pool, args.driver_version)
-        if problems:
-            raise ConfigError(problems)
+        _check(args)
         super().__init__("gpucloud:k8s:InferenceService", name, None, opts)
-        cloud = profile(args.cloud)
+        spec, cloud = args.service, profile(args.cloud)
         app = {"app.kubernetes.io/name": spec.name, "app.kubernetes.io/part-of": "gpucloud"}
-        metadata = k8s.meta.v1.ObjectMetaArgs(name=spec.name, namespace=args.namespace, labels=app)
+
+        def annotated(annotations: Mapping[str, pulumi.Input[str]] | None) -> k8s.meta.v1.ObjectMetaArgs:
+            return k8s.meta.v1.ObjectMetaArgs(
+                name=spec.name, namespace=args.namespace, labels=app, annotations=annotations
+            )
+
+        metadata = annotated(None)
         selector = k8s.meta.v1.LabelSelectorArgs(match_labels=app)
+        child = pulumi.ResourceOptions(parent=self)
+        annotation = cloud.workload_identity_annotation
+        self.service_account = k8s.core.v1.ServiceAccount(
+            f"{name}-service-account",
+            metadata=annotated({annotation: args.identity_role} if annotation and args.identity_role else None),
+            automount_service_account_token=False,
+            opts=child,
+        )
         self.deployment = k8s.apps.v1.Deployment(
             f"{name}-deployment",
             metadata=metadata,
             spec=k8s.apps.v1.DeploymentSpecArgs(
                 replicas=spec.min_replicas,
                 selector=selector,
+                # A new replica must be Ready (its model served) before an old one goes.
+                strategy=k8s.apps.v1.DeploymentStrategyArgs(
+                    type="RollingUpdate",
+                    rolling_update=k8s.apps.v1.RollingUpdateDeploymentArgs(max_surge=1, max_unavailable=0),
+                ),
                 template=k8s.core.v1.PodTemplateSpecArgs(
                     metadata=k8s.meta.v1.ObjectMetaArgs(labels=app),
-                    spec=self._pod(spec, pool, args.cloud),
+                    spec=_pod(args, app),
                 ),
             ),
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["spec.replicas"]),
+            opts=pulumi.ResourceOptions(
+                parent=self, ignore_changes=["spec.replicas"], depends_on=[self.service_account]
+            ),
         )
-        k8s.policy.v1.PodDisruptionBudget(
-            f"{name}-pdb",
-            metadata=metadata,
-            spec=k8s.policy.v1.PodDisruptionBudgetSpecArgs(max_unavailable=1, selector=selector),
-            opts=pulumi.ResourceOptions(parent=self),
+        # maxUnavailable 1 with a single replica would let a drain take the service down; then keep that one.
+        budget = (
+            k8s.policy.v1.PodDisruptionBudgetSpecArgs(max_unavailable=1, selector=selector)
+            if spec.min_replicas > 1
+            else k8s.policy.v1.PodDisruptionBudgetSpecArgs(min_available=1, selector=selector)
         )
+        k8s.policy.v1.PodDisruptionBudget(f"{name}-pdb", metadata=metadata, spec=budget, opts=child)
         self.kube_service = k8s.core.v1.Service(
             f"{name}-service",
-            metadata=k8s.meta.v1.ObjectMetaArgs(
-                name=spec.name,
-                namespace=args.namespace,
-                labels=app,
-                annotations=dict(cloud.internal_load_balancer_annotations) if spec.internal_load_balancer else None,
+            metadata=annotated(_tls_annotations(args) if spec.internal_load_balancer else None),
+            spec=(
+                k8s.core.v1.ServiceSpecArgs(
+                    type="LoadBalancer",
+                    load_balancer_class=cloud.load_balancer_class,
+                    selector=app,
+                    ports=[
+                        k8s.core.v1.ServicePortArgs(name="https", port=TLS_PORT, target_port="http", protocol="TCP")
+                    ],
+                )
+                if spec.internal_load_balancer
+                else k8s.core.v1.ServiceSpecArgs(
+                    type="ClusterIP",
+                    selector=app,
+                    ports=[
+                        k8s.core.v1.ServicePortArgs(name="http", port=spec.port, target_port="http", protocol="TCP")
+                    ],
+                )
             ),
-            spec=k8s.core.v1.ServiceSpecArgs(
-                type="LoadBalancer" if spec.internal_load_balancer else "ClusterIP",
-                selector=app,
-                ports=[k8s.core.v1.ServicePortArgs(name="http", port=spec.port, target_port=spec.port, protocol="TCP")],
-            ),
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=child,
         )
         k8s.autoscaling.v2.HorizontalPodAutoscaler(
             f"{name}-hpa",
@@ -142,69 +232,168 @@ class InferenceService(pulumi.ComponentResource):
             ),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[self.deployment]),
         )
-        self.register_outputs({"deployment": self.deployment.id, "service": self.kube_service.id})
+        self.register_outputs(
+            {
+                "deployment": self.deployment.id,
+                "service": self.kube_service.id,
+                "serviceAccount": self.service_account.id,
+            }
+        )
 
-    @staticmethod
-    def _pod(
-        spec: InferenceServiceSpec, pool: GpuNodePoolSpec | SpotGroupSpec, cloud: Cloud
-    ) -> k8s.core.v1.PodSpecArgs:
-        default_image = spec.image is None
-        port = k8s.core.v1.TCPSocketActionArgs(port=spec.port)
-        # TensorFlow Serving answers /v1/models/<name> once the model is loaded; another image only gets a TCP check.
-        ready = (
-            k8s.core.v1.ProbeArgs(
-                http_get=k8s.core.v1.HTTPGetActionArgs(path=f"/v1/models/{spec.name}", port=spec.port),
-                period_seconds=10,
+
+def _check(args: InferenceServiceArgs) -> None:
+    spec, pool, cloud = args.service, args.pool, profile(args.cloud)
+    problems = []
+    if pool.name != spec.pool:
+        problems.append(Problem("pool", f"inference service {spec.name!r} runs on pool {spec.pool!r}", pool.name))
+    if pool.purpose is not PoolPurpose.INFERENCE:
+        problems.append(Problem("pool.purpose", f"pool {pool.name!r} is not an inference pool", pool.purpose.value))
+    problems += cuda_problems(args.cloud, spec, pool, args.driver_version)
+    if (cloud.workload_identity_annotation is None) != (args.identity_role is None):
+        needs = "needed" if cloud.workload_identity_annotation is not None else "not used"
+        problems.append(Problem("identityRole", f"{needs} on {args.cloud.value}", args.identity_role))
+    if spec.internal_load_balancer:
+        for field, value, wanted in (
+            ("tlsPolicy", args.tls_policy, args.cloud is Cloud.ALICLOUD),
+            ("zoneMaps", args.zone_maps, cloud.zone_maps_annotation is not None),
+        ):
+            if (value is not None) != wanted:
+                problems.append(Problem(field, f"{'needed' if wanted else 'not used'} on {args.cloud.value}", value))
+    if problems:
+        raise ConfigError(problems)
+
+
+def _tls_annotations(args: InferenceServiceArgs) -> Mapping[str, pulumi.Input[str]]:
+    """The cloud's internal-load-balancer annotations and its TLS listener on :data:`TLS_PORT`: the certificate,
+    the TLS 1.3-only policy and, where a new load balancer needs them, its zones."""
+    cloud, spec = profile(args.cloud), args.service
+    port_key, port_value = cloud.tls_port_annotation
+    policy = args.tls_policy if args.tls_policy is not None else spec.aws_ssl_policy or AWS_TLS13_SSL_POLICIES[0]
+    annotations: dict[str, pulumi.Input[str]] = {
+        **cloud.internal_load_balancer_annotations,
+        cloud.tls_certificate_annotation: str(spec.tls_certificate),
+        cloud.tls_policy_annotation: policy,
+        port_key: port_value.format(name="https", port=TLS_PORT),
+    }
+    if cloud.zone_maps_annotation is not None and args.zone_maps is not None:
+        annotations[cloud.zone_maps_annotation] = args.zone_maps
+    return annotations
+
+
+def _pod(args: InferenceServiceArgs, app: Mapping[str, str]) -> k8s.core.v1.PodSpecArgs:
+    spec, pool = args.service, args.pool
+    model = spec.served_model_name
+    models = k8s.core.v1.VolumeMountArgs(name="models", mount_path=MODEL_BASE_PATH)
+    tmp = k8s.core.v1.VolumeMountArgs(name="tmp", mount_path="/tmp")
+    # TensorFlow Serving opens its REST port only once ServerCore::Create has loaded the models
+    # (tensorflow_serving/model_servers/server.cc), and GET /v1/models/<name> reports the model's versions
+    # (TensorFlow Serving RESTful API, "Model status API"): readiness means the model is served.
+    path = f"/v1/models/{model}" if spec.server is ModelServer.TENSORFLOW_SERVING else str(spec.probe_path)
+    served = k8s.core.v1.HTTPGetActionArgs(path=path, port="http")
+    server = k8s.core.v1.ContainerArgs(
+        name="server",
+        image=spec.image or versions.TENSORFLOW_SERVING_GPU_IMAGE,
+        command=["tensorflow_model_server"] if spec.server is ModelServer.TENSORFLOW_SERVING else None,
+        args=(
+            [
+                f"--model_name={model}",
+                f"--model_base_path={MODEL_BASE_PATH}/{model}",
+                f"--rest_api_port={spec.port}",
+                f"--port={GRPC_PORT}",
+            ]
+            if spec.server is ModelServer.TENSORFLOW_SERVING
+            else None
+        ),
+        # The TensorFlow Serving images' entrypoint serves ${MODEL_BASE_PATH}/${MODEL_NAME} (tools/docker/
+        # Dockerfile.gpu), so an image that keeps it, or a custom server, finds the model the same way.
+        env=[
+            k8s.core.v1.EnvVarArgs(name="MODEL_NAME", value=model),
+            k8s.core.v1.EnvVarArgs(name="MODEL_BASE_PATH", value=MODEL_BASE_PATH),
+        ],
+        ports=[k8s.core.v1.ContainerPortArgs(name="http", container_port=spec.port, protocol="TCP")],
+        resources=k8s.core.v1.ResourceRequirementsArgs(
+            requests={"cpu": spec.cpu, "memory": spec.memory},
+            limits={"cpu": spec.cpu, "memory": spec.memory, **_gpu_limits(spec, pool, args.cloud)},
+        ),
+        startup_probe=k8s.core.v1.ProbeArgs(http_get=served, period_seconds=10, failure_threshold=_STARTUP_MINUTES * 6),
+        readiness_probe=k8s.core.v1.ProbeArgs(http_get=served, period_seconds=10, failure_threshold=3),
+        liveness_probe=k8s.core.v1.ProbeArgs(
+            tcp_socket=k8s.core.v1.TCPSocketActionArgs(port="http"), period_seconds=20, failure_threshold=3
+        ),
+        security_context=_container_security(),
+        volume_mounts=[k8s.core.v1.VolumeMountArgs(name="models", mount_path=MODEL_BASE_PATH, read_only=True), tmp],
+    )
+    return k8s.core.v1.PodSpecArgs(
+        service_account_name=spec.name,
+        init_containers=[_staging_container(args, model, [models, tmp])],
+        containers=[server],
+        node_selector={labels.POOL_LABEL: pool.name},
+        tolerations=workload_tolerations(pool),
+        priority_class_name=labels.PRIORITY_PREEMPTIBLE if is_spot(pool) else labels.PRIORITY_STANDARD,
+        # Soft: a zone without capacity (spot, scale from zero) must not keep a replica from serving.
+        topology_spread_constraints=[
+            k8s.core.v1.TopologySpreadConstraintArgs(
+                max_skew=1,
+                topology_key="topology.kubernetes.io/zone",
+                when_unsatisfiable="ScheduleAnyway",
+                label_selector=k8s.meta.v1.LabelSelectorArgs(match_labels=dict(app)),
             )
-            if default_image
-            else k8s.core.v1.ProbeArgs(tcp_socket=port, period_seconds=10)
-        )
-        container = k8s.core.v1.ContainerArgs(
-            name="server",
-            image=spec.image or versions.TENSORFLOW_SERVING_GPU_IMAGE,
-            command=["tensorflow_model_server"] if default_image else None,
-            args=(
-                [
-                    f"--model_name={spec.name}",
-                    f"--model_base_path={spec.model_uri}",
-                    f"--rest_api_port={spec.port}",
-                    f"--port={GRPC_PORT}",
-                ]
-                if default_image
-                else None
-            ),
-            env=[
-                k8s.core.v1.EnvVarArgs(name="MODEL_NAME", value=spec.name),
-                k8s.core.v1.EnvVarArgs(name="MODEL_URI", value=spec.model_uri),
-            ],
-            ports=[k8s.core.v1.ContainerPortArgs(name="http", container_port=spec.port, protocol="TCP")],
-            resources=k8s.core.v1.ResourceRequirementsArgs(limits=_gpu_limits(spec, pool, cloud)),
-            readiness_probe=ready,
-            liveness_probe=k8s.core.v1.ProbeArgs(
-                tcp_socket=port, initial_delay_seconds=30, period_seconds=20, failure_threshold=3
-            ),
-            security_context=k8s.core.v1.SecurityContextArgs(
-                allow_privilege_escalation=False,
-                read_only_root_filesystem=True,
-                capabilities=k8s.core.v1.CapabilitiesArgs(drop=["ALL"]),
-            ),
-            volume_mounts=[k8s.core.v1.VolumeMountArgs(name="tmp", mount_path="/tmp")],
-        )
-        return k8s.core.v1.PodSpecArgs(
-            containers=[container],
-            node_selector={labels.POOL_LABEL: pool.name},
-            tolerations=workload_tolerations(pool),
-            priority_class_name=labels.PRIORITY_PREEMPTIBLE if is_spot(pool) else labels.PRIORITY_STANDARD,
-            security_context=k8s.core.v1.PodSecurityContextArgs(
-                run_as_non_root=True,
-                run_as_user=_RUN_AS,
-                run_as_group=_RUN_AS,
-                fs_group=_RUN_AS,
-                seccomp_profile=k8s.core.v1.SeccompProfileArgs(type="RuntimeDefault"),
-            ),
-            automount_service_account_token=False,
-            volumes=[k8s.core.v1.VolumeArgs(name="tmp", empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs())],
-        )
+        ],
+        security_context=k8s.core.v1.PodSecurityContextArgs(
+            run_as_non_root=True,
+            run_as_user=_RUN_AS,
+            run_as_group=_RUN_AS,
+            fs_group=_RUN_AS,
+            seccomp_profile=k8s.core.v1.SeccompProfileArgs(type="RuntimeDefault"),
+        ),
+        # No Kubernetes API token: the cloud identity webhooks mount their own projected tokens.
+        automount_service_account_token=False,
+        volumes=[
+            k8s.core.v1.VolumeArgs(name="models", empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs()),
+            k8s.core.v1.VolumeArgs(name="tmp", empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs()),
+        ],
+    )
+
+
+def _staging_container(
+    args: InferenceServiceArgs, model: str, mounts: list[k8s.core.v1.VolumeMountArgs]
+) -> k8s.core.v1.ContainerArgs:
+    """The init container that runs ``stage_model.sh`` with the cloud's CLI and the pod's own credentials."""
+    spec = args.service
+    image, script = _STAGING[args.cloud]
+    store = profile(args.cloud).model_store
+    env: dict[str, pulumi.Input[str]] = {
+        "MODEL_STORE": store,
+        "MODEL_BUCKET": args.model_bucket,
+        "MODEL_PREFIX": spec.model_source.removesuffix("/"),
+        "MODEL_VERSION": str(spec.model_version),
+        "MODEL_NAME": model,
+        "MODEL_BASE_PATH": MODEL_BASE_PATH,
+        "HOME": "/tmp",
+    }
+    if args.cloud is Cloud.AWS:
+        env["AWS_REGION"] = args.region
+    else:
+        env |= {"OSS_REGION": args.region, "OSS_ENDPOINT": oss_internal_endpoint(args.region)}
+    return k8s.core.v1.ContainerArgs(
+        name="stage-model",
+        image=image,
+        command=["/bin/sh", "-c", script, "stage-model"],
+        env=[k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in env.items()],
+        resources=k8s.core.v1.ResourceRequirementsArgs(
+            requests={"cpu": "250m", "memory": "256Mi"}, limits={"cpu": "1", "memory": "1Gi"}
+        ),
+        security_context=_container_security(),
+        volume_mounts=mounts,
+    )
+
+
+def _container_security() -> k8s.core.v1.SecurityContextArgs:
+    return k8s.core.v1.SecurityContextArgs(
+        allow_privilege_escalation=False,
+        read_only_root_filesystem=True,
+        capabilities=k8s.core.v1.CapabilitiesArgs(drop=["ALL"]),
+    )
 
 
 def _gpu_limits(spec: InferenceServiceSpec, pool: GpuNodePoolSpec | SpotGroupSpec, cloud: Cloud) -> dict[str, str]:

@@ -1,0 +1,86 @@
+# Stage one version of a SavedModel from the environment's bucket into TensorFlow Serving's layout,
+# $MODEL_BASE_PATH/$MODEL_NAME/<version>/, before the server starts (the inference pod's init container).
+#
+# Environment: MODEL_STORE (s3 or oss), MODEL_BUCKET, MODEL_PREFIX (key prefix of the model; its numeric
+# sub-prefixes are the versions), MODEL_VERSION ("latest" or a version number), MODEL_NAME, MODEL_BASE_PATH.
+# s3: the AWS CLI with the pod's EKS Pod Identity credentials (AWS_REGION from the pod).
+# oss: ossutil 2 with the pod's RRSA credentials (the ack-pod-identity-webhook's ALIBABA_CLOUD_* variables),
+# OSS_REGION and OSS_ENDPOINT; OSSUTIL is the binary to run.
+# POSIX sh and the store's CLI only: the AWS CLI image has no other tools to rely on.
+set -eu
+
+: "${MODEL_STORE:?}" "${MODEL_BUCKET:?}" "${MODEL_PREFIX:?}" "${MODEL_VERSION:?}" "${MODEL_NAME:?}"
+: "${MODEL_BASE_PATH:?}"
+
+case "$MODEL_STORE" in
+s3)
+    listed="$MODEL_PREFIX/"
+    versions() {
+        aws s3api list-objects-v2 --bucket "$MODEL_BUCKET" --prefix "$MODEL_PREFIX/" --delimiter / \
+            --query 'CommonPrefixes[].Prefix' --output text
+    }
+    fetch() {
+        aws s3 cp --recursive --only-show-errors "s3://$MODEL_BUCKET/$MODEL_PREFIX/$1/" "$2/"
+    }
+    ;;
+oss)
+    # ossutil 2 reads OIDC role credentials from its config file (mode oidcRoleArn), not from the environment.
+    config="${TMPDIR:-/tmp}/ossutilconfig"
+    cat >"$config" <<EOF
+[default]
+mode = oidcRoleArn
+OIDCProviderArn = ${ALIBABA_CLOUD_OIDC_PROVIDER_ARN:?}
+OIDCTokenFilePath = ${ALIBABA_CLOUD_OIDC_TOKEN_FILE:?}
+roleArn = ${ALIBABA_CLOUD_ROLE_ARN:?}
+roleSessionName = stage-model
+region = ${OSS_REGION:?}
+endpoint = ${OSS_ENDPOINT:?}
+EOF
+    listed="oss://$MODEL_BUCKET/$MODEL_PREFIX/"
+    versions() {
+        "${OSSUTIL:?}" --config-file "$config" ls -d "oss://$MODEL_BUCKET/$MODEL_PREFIX/"
+    }
+    fetch() {
+        "$OSSUTIL" --config-file "$config" cp -r -f "oss://$MODEL_BUCKET/$MODEL_PREFIX/$1/" "$2/"
+    }
+    ;;
+*)
+    echo "stage-model: MODEL_STORE must be s3 or oss (got $MODEL_STORE)" >&2
+    exit 2
+    ;;
+esac
+
+# The version directories directly under the prefix: numeric names only, as TensorFlow Serving reads them.
+found=""
+latest=""
+for entry in $(versions); do
+    case "$entry" in "$listed"*) ;; *) continue ;; esac
+    name="${entry#"$listed"}"
+    name="${name%/}"
+    case "$name" in '' | *[!0-9]*) continue ;; esac
+    found="$found $name"
+    if [ -z "$latest" ] || [ "$name" -gt "$latest" ]; then latest="$name"; fi
+done
+
+if [ "$MODEL_VERSION" = latest ]; then
+    version="$latest"
+else
+    version=""
+    for name in $found; do
+        if [ "$name" -eq "$MODEL_VERSION" ]; then version="$name"; fi
+    done
+fi
+if [ -z "$version" ]; then
+    echo "stage-model: no version $MODEL_VERSION under $listed (found:${found:- none})" >&2
+    exit 1
+fi
+
+target="$MODEL_BASE_PATH/$MODEL_NAME/$version"
+rm -rf "${MODEL_BASE_PATH:?}/$MODEL_NAME"
+mkdir -p "$target"
+fetch "$version" "$target"
+if [ ! -f "$target/saved_model.pb" ] && [ ! -f "$target/saved_model.pbtxt" ]; then
+    echo "stage-model: $listed$version/ is not a SavedModel (no saved_model.pb)" >&2
+    exit 1
+fi
+echo "stage-model: staged $listed$version/ as $target"

@@ -1,0 +1,141 @@
+"""The model-staging script of the inference pod's init container, run for real: the AWS CLI against moto's S3
+server on 127.0.0.1 (started and stopped here), with a KMS-encrypted bucket holding SavedModel-shaped versions."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import boto3
+import pytest
+
+from gpu_cloud.components.k8s.inference import STAGE_MODEL_SCRIPT
+
+BUCKET = "gpucloud-dev-ckpt-123456789012-us-east-1"
+PREFIX = "models/resnet50"
+SAVED_MODEL = ("saved_model.pb", "variables/variables.index", "variables/variables.data-00000-of-00001")
+BIN = Path(sys.executable).parent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[str]:
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("moto server did not start") from None
+                time.sleep(0.1)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _client(endpoint: str, service: str):  # type: ignore[no-untyped-def]
+    return boto3.client(
+        service, endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t"
+    )
+
+
+@pytest.fixture(scope="module")
+def bucket(endpoint: str) -> str:
+    """The environment's bucket, SSE-KMS by default: versions 1 and 2 of the model beside a non-numeric prefix, another
+    model, and a model whose only version is not a SavedModel."""
+    s3, kms = _client(endpoint, "s3"), _client(endpoint, "kms")
+    key = kms.create_key()["KeyMetadata"]["Arn"]
+    s3.create_bucket(Bucket=BUCKET)
+    s3.put_bucket_encryption(
+        Bucket=BUCKET,
+        ServerSideEncryptionConfiguration={
+            "Rules": [{"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "aws:kms", "KMSMasterKeyID": key}}]
+        },
+    )
+    for version in ("1", "2"):
+        for name in SAVED_MODEL:
+            s3.put_object(Bucket=BUCKET, Key=f"{PREFIX}/{version}/{name}", Body=f"{version}:{name}".encode())
+    s3.put_object(Bucket=BUCKET, Key="models/broken/3/README", Body=b"not a model")
+    s3.put_object(Bucket=BUCKET, Key=f"{PREFIX}/99-export-tmp/saved_model.pb", Body=b"partial")
+    s3.put_object(Bucket=BUCKET, Key="models/other/7/saved_model.pb", Body=b"another model")
+    return BUCKET
+
+
+def _stage(
+    endpoint: str, bucket: str, base: Path, version: str, prefix: str = PREFIX
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin",
+        "HOME": str(base),
+        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_REGION": "us-east-1",
+        "AWS_ACCESS_KEY_ID": "t",
+        "AWS_SECRET_ACCESS_KEY": "t",
+        "MODEL_STORE": "s3",
+        "MODEL_BUCKET": bucket,
+        "MODEL_PREFIX": prefix,
+        "MODEL_VERSION": version,
+        "MODEL_NAME": "resnet",
+        "MODEL_BASE_PATH": str(base / "models"),
+    }
+    return subprocess.run(
+        ["sh", "-c", STAGE_MODEL_SCRIPT, "stage-model"], env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def _layout(base: Path) -> list[str]:
+    root = base / "models"
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def test_latest_stages_the_highest_numbered_savedmodel_version_as_name_version(endpoint, bucket, tmp_path):
+    done = _stage(endpoint, bucket, tmp_path, "latest")
+    assert done.returncode == 0, done.stderr
+    assert _layout(tmp_path) == sorted(f"resnet/2/{n}" for n in SAVED_MODEL)
+    assert (tmp_path / "models/resnet/2/variables/variables.index").read_text() == "2:variables/variables.index"
+
+
+def test_a_pinned_version_stages_exactly_that_version(endpoint, bucket, tmp_path):
+    done = _stage(endpoint, bucket, tmp_path, "1")
+    assert done.returncode == 0, done.stderr
+    assert _layout(tmp_path) == sorted(f"resnet/1/{n}" for n in SAVED_MODEL)
+    assert (tmp_path / "models/resnet/1/saved_model.pb").read_text() == "1:saved_model.pb"
+
+
+def test_a_missing_version_fails_and_names_the_versions_found(endpoint, bucket, tmp_path):
+    done = _stage(endpoint, bucket, tmp_path, "5")
+    assert done.returncode == 1
+    assert f"no version 5 under {PREFIX}/ (found: 1 2)" in done.stderr
+    assert _layout(tmp_path) == []
+
+
+def test_a_version_that_is_not_a_savedmodel_fails(endpoint, bucket, tmp_path):
+    done = _stage(endpoint, bucket, tmp_path, "latest", prefix="models/broken")
+    assert done.returncode == 1
+    assert "models/broken/3/ is not a SavedModel" in done.stderr
+
+
+def test_a_prefix_without_versions_fails(endpoint, bucket, tmp_path):
+    done = _stage(endpoint, bucket, tmp_path, "latest", prefix="models/missing")
+    assert done.returncode == 1
+    assert "no version latest under models/missing/ (found: none)" in done.stderr
