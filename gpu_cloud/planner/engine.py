@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from google.protobuf import struct_pb2
+from google.protobuf import empty_pb2, struct_pb2
 from pulumi.runtime import mocks, settings
 from pulumi.runtime.config import set_all_config
 from pulumi.runtime.proto import engine_pb2, resource_pb2
@@ -30,6 +30,7 @@ from gpu_cloud.planner import canned
 from gpu_cloud.planner.model import PlanError, RecordedResource
 from gpu_cloud.planner.order import ordered
 from gpu_cloud.planner.project import Project, StackSettings
+from gpu_cloud.planner.transforms import StackTransforms
 from gpu_cloud.planner.wire import struct_to_json
 
 __all__ = ["Plan", "record", "run_program"]
@@ -118,6 +119,9 @@ class _RecordingMonitor(mocks.MockMonitor):
         self.recorded: list[RecordedResource] = []
         self._by_urn: dict[str, RecordedResource] = {}
         self.outputs: dict[str, Any] = {}
+        self.transforms = StackTransforms()
+        self.unsupported: list[str] = []
+        """Forms of the program the offline engine cannot apply faithfully; the plan fails naming them."""
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         # As the Pulumi engine does (resource.NewURN): the parent's whole qualified type chain,
@@ -133,8 +137,22 @@ class _RecordingMonitor(mocks.MockMonitor):
         region = resource.inputs.get("region") if resource else None
         return region if isinstance(region, str) else None
 
+    def RegisterStackTransform(self, request: Any) -> Any:
+        self.transforms.register_stack_transform(request)
+        return empty_pb2.Empty()
+
+    def RegisterStackInvokeTransform(self, request: Any) -> Any:
+        self._unsupported("pulumi.runtime.register_invoke_transform (invoke transforms are not applied offline)")
+        return empty_pb2.Empty()
+
+    def _unsupported(self, form: str) -> None:
+        if form not in self.unsupported:
+            self.unsupported.append(form)
+
     def RegisterResource(self, request: Any) -> Any:
         urn = self.make_urn(request.parent, request.type, request.name)
+        # As the engine does, before anything else: run the transforms that apply (gpucloud.transforms).
+        request = self.transforms.apply(request, urn)
         aliases = tuple(a.urn or str(a.spec) for a in request.aliases) + tuple(request.aliasURNs)
         properties = struct_pb2.Struct()
         properties.CopyFrom(request.object)
@@ -263,7 +281,14 @@ def _record(
     )
     set_all_config(config, sorted(secret_keys))
     logging.getLogger("pulumi").setLevel(logging.CRITICAL)
-    _sync_await(run_in_stack(program))
+    try:
+        _sync_await(run_in_stack(program))
+    finally:
+        monitor.transforms.close()
+    if monitor.unsupported:
+        raise PlanError(
+            "the program uses what gpucloud plan cannot apply faithfully: " + "; ".join(monitor.unsupported)
+        )
     if engine.errors:
         raise PlanError("the program logged an error:\n" + "\n".join(engine.errors))
     return Plan(
