@@ -126,6 +126,16 @@ COMPLIANT: dict[str, dict[str, Any]] = {
     },
     "alicloud:cs/managedKubernetes:ManagedKubernetes": {"slbInternetEnabled": False, "tags": REQUIRED_TAGS},
     "alicloud:slb/loadBalancer:LoadBalancer": {"addressType": "intranet", "tags": REQUIRED_TAGS},
+    "alicloud:nlb/listener:Listener": {
+        "listenerProtocol": "TCPSSL",
+        "securityPolicyId": "sp-tls13",
+        "tags": REQUIRED_TAGS,
+    },
+    "alicloud:nlb/securityPolicy:SecurityPolicy": {
+        "tlsVersions": ["TLSv1.3"],
+        "ciphers": ["TLS_AES_128_GCM_SHA256"],
+        "tags": REQUIRED_TAGS,
+    },
     "alicloud:slb/applicationLoadBalancer:ApplicationLoadBalancer": {
         "addressType": "intranet",
         "tags": REQUIRED_TAGS,

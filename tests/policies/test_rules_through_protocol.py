@@ -55,6 +55,7 @@ LB_LISTENER, ALB_LISTENER = "aws:lb/listener:Listener", "aws:alb/listener:Listen
 AWS_KMS, ALI_KMS = "aws:kms/key:Key", "alicloud:kms/key:Key"
 NODE_GROUP, NODE_POOL = "aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool"
 SERVICE = "kubernetes:core/v1:Service"
+NLB_LISTENER, NLB_POLICY = "alicloud:nlb/listener:Listener", "alicloud:nlb/securityPolicy:SecurityPolicy"
 RBAC_V1 = "kubernetes:rbac.authorization.k8s.io/v1:"
 FORWARD = {"type": "forward", "targetGroupArn": "arn:tg"}
 REDIRECT = {"type": "redirect", "redirect": {"protocol": "HTTPS"}}
@@ -68,8 +69,35 @@ LB_SERVICE = {"type": "LoadBalancer", "ports": [{"port": 443}]}
 LT_NODE_GROUP = {"amiType": "CUSTOM", "instanceTypes": None, "taints": None}
 
 
-def annotated(annotations: dict[str, str]) -> dict[str, Any]:
-    return {"metadata": {"name": "web", "annotations": annotations}, "spec": LB_SERVICE}
+def annotated(annotations: dict[str, Any], spec: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"metadata": {"name": "web", "annotations": annotations}, "spec": spec or LB_SERVICE}
+
+
+AWS_LB = "service.beta.kubernetes.io/aws-load-balancer-"
+ALI_LB = "service.beta.kubernetes.io/alibaba-cloud-loadbalancer-"
+AWS_TLS = {
+    f"{AWS_LB}type": "nlb",
+    f"{AWS_LB}internal": "true",
+    f"{AWS_LB}ssl-cert": "arn:aws:acm:us-east-1:123456789012:certificate/x",
+    f"{AWS_LB}ssl-ports": "https",
+    f"{AWS_LB}ssl-negotiation-policy": "ELBSecurityPolicy-TLS13-1-3-2021-06",
+}
+ALI_TLS = {
+    f"{ALI_LB}address-type": "intranet",
+    f"{ALI_LB}protocol-port": "tcpssl:443",
+    f"{ALI_LB}cert-id": "1234-cn-hangzhou",
+    f"{ALI_LB}tls-cipher-policy": UNKNOWN,
+}
+TLS_SERVICE = {"type": "LoadBalancer", "ports": [{"name": "https", "port": 443.0, "protocol": "TCP"}]}
+ALI_NLB_SERVICE = {**TLS_SERVICE, "loadBalancerClass": "alibabacloud.com/nlb"}
+
+
+def aws_tls(**changes: Any) -> dict[str, Any]:
+    return annotated({k: v for k, v in (AWS_TLS | changes).items() if v is not None}, TLS_SERVICE)
+
+
+def ali_tls(**changes: Any) -> dict[str, Any]:
+    return annotated({k: v for k, v in (ALI_TLS | changes).items() if v is not None}, ALI_NLB_SERVICE)
 
 
 CASES = [
@@ -213,27 +241,30 @@ CASES = [
     Case("dnat", "alicloud:vpc/forwardEntry:ForwardEntry", {"externalIp": "1.2.3.4"}, {NO_PUBLIC_IP: M}),
     # no-public-ip, Kubernetes
     Case("svc-cluster-ip", SERVICE),
-    Case("svc-public-lb", SERVICE, {"spec": LB_SERVICE}, {NO_PUBLIC_IP: M}),
+    Case("svc-public-lb", SERVICE, {"spec": LB_SERVICE}, {NO_PUBLIC_IP: M, TLS: M}),
     Case(
         "svc-lb-aws-scheme-internal",
         SERVICE,
         annotated({"service.beta.kubernetes.io/aws-load-balancer-scheme": "Internal"}),
+        {TLS: M},
     ),
     Case(
         "svc-lb-aws-internal",
         SERVICE,
         annotated({"service.beta.kubernetes.io/aws-load-balancer-internal": "true"}),
+        {TLS: M},
     ),
     Case(
         "svc-lb-alibaba-intranet",
         SERVICE,
         annotated({"service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type": "intranet"}),
+        {TLS: M},
     ),
     Case(
         "svc-lb-internet-facing-scheme",
         SERVICE,
         annotated({"service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing"}),
-        {NO_PUBLIC_IP: M},
+        {NO_PUBLIC_IP: M, TLS: M},
     ),
     Case(
         "svc-external-ips",
@@ -386,6 +417,72 @@ CASES = [
     ),
     Case("http-no-actions", ALB_LISTENER, {"defaultActions": []}, {TLS: M}),
     Case("tcp-listener", LB_LISTENER, {"protocol": "TCP", "sslPolicy": None, "defaultActions": [FORWARD]}),
+    # tls-1-3, LoadBalancer Services
+    Case("svc-aws-tls13", SERVICE, aws_tls()),
+    Case("svc-aws-tls13-every-port", SERVICE, aws_tls(**{f"{AWS_LB}ssl-ports": None})),
+    Case("svc-aws-tls13-port-number-star", SERVICE, aws_tls(**{f"{AWS_LB}ssl-ports": " * "})),
+    Case("svc-aws-tls13-by-number", SERVICE, aws_tls(**{f"{AWS_LB}ssl-ports": "8443, 443"})),
+    Case("svc-aws-uppercase-nlb", SERVICE, aws_tls(**{f"{AWS_LB}type": "NLB"})),
+    Case("svc-aws-no-cert", SERVICE, aws_tls(**{f"{AWS_LB}ssl-cert": None}), {TLS: M}),
+    Case("svc-aws-cert-unknown", SERVICE, aws_tls(**{f"{AWS_LB}ssl-cert": UNKNOWN})),
+    Case("svc-aws-port-not-tls", SERVICE, aws_tls(**{f"{AWS_LB}ssl-ports": "8443"}), {TLS: M}),
+    Case(
+        "svc-aws-second-port-plain",
+        SERVICE,
+        annotated(AWS_TLS, {**TLS_SERVICE, "ports": [*TLS_SERVICE["ports"], {"name": "http", "port": 80.0}]}),
+        {TLS: M},
+    ),
+    Case(
+        "svc-aws-udp-port",
+        SERVICE,
+        annotated(AWS_TLS, {**TLS_SERVICE, "ports": [{"name": "https", "port": 443.0, "protocol": "UDP"}]}),
+        {TLS: M},
+    ),
+    Case(
+        "svc-aws-tls12-policy",
+        SERVICE,
+        aws_tls(**{f"{AWS_LB}ssl-negotiation-policy": "ELBSecurityPolicy-TLS13-1-2-2021-06"}),
+        {TLS: M},
+    ),
+    Case("svc-aws-no-policy", SERVICE, aws_tls(**{f"{AWS_LB}ssl-negotiation-policy": None}), {TLS: M}),
+    Case("svc-aws-classic-elb", SERVICE, aws_tls(**{f"{AWS_LB}type": None}), {TLS: M}),
+    Case("svc-ali-nlb-tls13", SERVICE, ali_tls()),
+    Case("svc-ali-custom-policy-id", SERVICE, ali_tls(**{f"{ALI_LB}tls-cipher-policy": "sp-abc123"})),
+    Case("svc-ali-https-clb-port", SERVICE, ali_tls(**{f"{ALI_LB}protocol-port": "HTTPS:443"})),
+    Case("svc-ali-tcp-port", SERVICE, ali_tls(**{f"{ALI_LB}protocol-port": "tcp:443"}), {TLS: M}),
+    Case("svc-ali-no-protocol-port", SERVICE, ali_tls(**{f"{ALI_LB}protocol-port": None}), {TLS: M}),
+    Case("svc-ali-no-cert", SERVICE, ali_tls(**{f"{ALI_LB}cert-id": None}), {TLS: M}),
+    Case("svc-ali-cert-not-a-string", SERVICE, ali_tls(**{f"{ALI_LB}cert-id": 7.0}), {TLS: M}),
+    Case(
+        "svc-ali-system-policy",
+        SERVICE,
+        ali_tls(**{f"{ALI_LB}tls-cipher-policy": "tls_cipher_policy_1_2_strict_with_1_3"}),
+        {TLS: M},
+    ),
+    Case("svc-ali-no-policy", SERVICE, ali_tls(**{f"{ALI_LB}tls-cipher-policy": None}), {TLS: M}),
+    Case(
+        "svc-ali-by-annotation-only",
+        SERVICE,
+        annotated({f"{ALI_LB}address-type": "intranet", f"{ALI_LB}protocol-port": "tcp:443"}, TLS_SERVICE),
+        {TLS: M},
+    ),
+    Case("svc-tls-policy-unknown", SERVICE, aws_tls(**{f"{AWS_LB}ssl-negotiation-policy": UNKNOWN}), {TLS: M}),
+    Case("svc-tls-port-unknown", SERVICE, annotated(AWS_TLS, {**TLS_SERVICE, "ports": [{"port": UNKNOWN}]}), {TLS: M}),
+    # tls-1-3, Alibaba NLB listeners and security policies
+    Case("nlb-listener-tcpssl-custom", NLB_LISTENER),
+    Case("nlb-listener-tcp", NLB_LISTENER, {"listenerProtocol": "TCP", "securityPolicyId": None}),
+    Case("nlb-listener-tcpssl-default", NLB_LISTENER, {"securityPolicyId": None}, {TLS: M}),
+    Case(
+        "nlb-listener-tcpssl-system",
+        NLB_LISTENER,
+        {"listenerProtocol": "tcpssl", "securityPolicyId": "tls_cipher_policy_1_2_strict_with_1_3"},
+        {TLS: M},
+    ),
+    Case("nlb-policy-tls13", NLB_POLICY),
+    Case("nlb-policy-with-tls12", NLB_POLICY, {"tlsVersions": ["TLSv1.3", "TLSv1.2"]}, {TLS: M}),
+    Case("nlb-policy-single-tls12", NLB_POLICY, {"tlsVersions": "TLSv1.2"}, {TLS: M}),
+    Case("nlb-policy-no-versions", NLB_POLICY, {"tlsVersions": []}, {TLS: M}),
+    Case("nlb-policy-versions-unknown", NLB_POLICY, {"tlsVersions": UNKNOWN}, {TLS: M}),
     # rbac-least-privilege
     Case("role-scoped", RBAC_V1 + "Role"),
     Case(
@@ -602,11 +699,18 @@ UNDECIDED = {
     "ng-template-type-unknown-untainted",
     "tags-unknown",
     "ali-key-protection-unknown",
+    "svc-tls-policy-unknown",
+    "svc-tls-port-unknown",
+    "nlb-policy-versions-unknown",
 }
 # Known but malformed values: could not decide, and saying why, not "unknown during preview".
 MALFORMED = {
     "iam-policy-not-json": "could not decide: policy is not valid JSON",
     "ali-key-instance-not-a-string": "could not decide: dkmsInstanceId is not a string (got ['kst-a'])",
+    "svc-ali-cert-not-a-string": (
+        "could not decide: metadata.annotations[service.beta.kubernetes.io/alibaba-cloud-loadbalancer-cert-id]"
+        " is not a string (got 7.0)"
+    ),
 }
 
 

@@ -82,8 +82,9 @@ _PROFILES = {
         model_store="s3",
         # The in-tree service controller makes a port of an NLB a TLS listener when the Service has a certificate
         # and the port's number or name is in ssl-ports, with ssl-negotiation-policy as its SslPolicy
-        # (kubernetes/cloud-provider-aws v1.31.9, pkg/providers/v1/aws.go:154-164 and :2136-2146,
-        # aws_loadbalancer.go:551-557; read 2026-12-02). The backend stays plain TCP inside the VPC.
+        # (kubernetes/cloud-provider-aws v1.35.2, the release for the clusters' Kubernetes 1.35:
+        # pkg/providers/v1/aws.go:158-168 and :2388-2394, aws_loadbalancer.go:719-722; read 2026-12-02). The
+        # backend stays plain TCP inside the VPC.
         load_balancer_class=None,
         tls_certificate_annotation="service.beta.kubernetes.io/aws-load-balancer-ssl-cert",
         tls_policy_annotation="service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy",
