@@ -17,6 +17,8 @@ from gpu_cloud.components.k8s import (
     PriorityClasses,
     TrainingDefaults,
     TrainingDefaultsArgs,
+    TrainingQueues,
+    TrainingQueuesArgs,
     cuda_problems,
 )
 from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec, PoolPurpose, Problem, SpotGroupSpec, StackConfig
@@ -140,6 +142,7 @@ def build(config: StackConfig, cluster: ClusterHandle) -> GpuRbac:
             opts=opts(addons),
         )
     if config.training is not None:
+        training_pools = [p for p in pools.values() if p.purpose is PoolPurpose.TRAINING]
         TrainingDefaults(
             f"{env}-training",
             TrainingDefaultsArgs(
@@ -147,10 +150,16 @@ def build(config: StackConfig, cluster: ClusterHandle) -> GpuRbac:
                 access=config.access,
                 cloud=config.cloud,
                 checkpoint_role=cluster.checkpoint_role,
-                pools=[p for p in pools.values() if p.purpose is PoolPurpose.TRAINING],
+                pools=training_pools,
             ),
             opts=opts(rbac),
         )
+        if config.training.queues:
+            TrainingQueues(
+                f"{env}-training-queues",
+                TrainingQueuesArgs(training=config.training, pools=training_pools),
+                opts=opts(rbac),
+            )
     return rbac
 
 

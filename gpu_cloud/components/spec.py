@@ -26,6 +26,7 @@ from gpu_cloud.components.versions import DEFAULT_KUBERNETES_VERSION
 
 __all__ = [
     "AWS_TLS13_SSL_POLICIES",
+    "SPOT_NOTICE_SECONDS",
     "SYSTEM_POOL_NAME",
     "AccessSpec",
     "AddonsSpec",
@@ -43,16 +44,21 @@ __all__ = [
     "PeeringSpec",
     "PoolPurpose",
     "Problem",
+    "QueueSpec",
     "SpotGroupSpec",
     "StackConfig",
     "SubnetSpec",
+    "TrainingJobSpec",
     "TrainingSpec",
     "cloud_problems",
     "load_stack_config",
     "parse_stack_config",
+    "pool_gpus",
+    "pool_memory_gib",
     "pool_problems",
     "spot_problems",
     "system_pool_problems",
+    "training_problems",
 ]
 
 # Bounds of automatic key rotation the clouds accept, in days. AWS: RotationPeriodInDays 90..2560
@@ -482,6 +488,49 @@ class InferenceServiceSpec(_Spec):
         return self
 
 
+class QueueSpec(_Spec):
+    """A team's queue: a Kueue ClusterQueue with the team's GPU quota per pool, and its LocalQueue (same name) in the
+    training namespace."""
+
+    name: K8sName
+    """The team, and the name of its ClusterQueue and LocalQueue."""
+    gpus: dict[str, Annotated[int, Field(ge=0, le=100000)]] = Field(min_length=1)
+    """GPUs the team may use at once per training pool or spot group (a spot group's quota holds for its spot and for
+    its on-demand fall-back capacity each); unused quota of one team may be borrowed by another."""
+
+
+class TrainingJobSpec(_Spec):
+    """A multi-node PyTorch job (``torchrun``, one pod per node) submitted to a team's queue."""
+
+    name: K8sName
+    """The job's name (its JobSet, ServiceAccount and checkpoint identity)."""
+    queue: K8sName
+    """The team queue (one of ``training.queues``) it is submitted to."""
+    pool: K8sName
+    """The training pool or spot group it runs on."""
+    nodes: int = Field(ge=1, le=1000)
+    """Nodes (pods, torchrun agents) of the job."""
+    gpus_per_node: int | None = Field(default=None, ge=1, le=16)
+    """GPUs per node; default every GPU of the pool's instance type."""
+    efa: bool | None = None
+    """Request the pool's EFA interfaces (AWS); default the pool's ``efa``."""
+    priority: Literal["gpu-critical", "gpu-standard", "gpu-preemptible"] = "gpu-standard"
+    """Its PriorityClass and Kueue WorkloadPriorityClass; only non-critical jobs may run on spot capacity."""
+    image: str = Field(min_length=1)
+    """The training image (with PyTorch and, on EFA pools, the aws-ofi-nccl plugin)."""
+    command: tuple[str, ...] = Field(min_length=1)
+    """The training script and its arguments, run by ``torchrun`` on every node."""
+    checkpoint_prefix: str = Field(min_length=1)
+    """Key prefix in the environment's checkpoint bucket the job may read and write (``jobs/<name>/``)."""
+    shm_size_gib: int | None = Field(default=None, ge=1, le=4096)
+    """Size of ``/dev/shm`` (memory-backed); default a quarter of the node's memory, at most 64 GiB."""
+    termination_grace_seconds: int = Field(default=100, ge=30, le=3600)
+    """Time between SIGTERM and SIGKILL: rank 0 writes its checkpoint in it. On spot capacity it must end before the
+    instance does (``SPOT_NOTICE_SECONDS``)."""
+    max_restarts: int = Field(default=3, ge=0, le=100)
+    """Times the whole job is recreated after a pod fails (it then resumes from its latest checkpoint)."""
+
+
 class TrainingSpec(_Spec):
     """Defaults for training jobs: namespace, NCCL settings, GPU quota."""
 
@@ -491,6 +540,12 @@ class TrainingSpec(_Spec):
     """Most ``nvidia.com/gpu`` requested in the namespace."""
     nccl_debug: Literal["VERSION", "WARN", "INFO", "TRACE"] = "INFO"
     """NCCL_DEBUG."""
+    queues: tuple[QueueSpec, ...] = ()
+    """Team queues (Kueue); none means no Kueue in the environment."""
+    jobs: tuple[TrainingJobSpec, ...] = ()
+    """Training jobs the environment runs."""
+    acceptance_pools: tuple[K8sName, ...] = ()
+    """Training pools a GPU pool acceptance job checks (GPU count and model, topology, two-node NCCL all-reduce)."""
 
 
 class CheckpointBucketSpec(_Spec):
@@ -633,6 +688,125 @@ def system_pool_problems(cloud: Cloud, cluster: ClusterSpec, path: str = "") -> 
     return problems
 
 
+SPOT_NOTICE_SECONDS = 120
+"""Warning a spot instance gets before it is reclaimed: "two minutes" on EC2 (EC2 User Guide, "Spot Instance
+interruption notices", docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-instance-termination-notices.html, read
+2026-12-02). A job's termination grace period on spot capacity must fit in it."""
+
+_CHECKPOINT_PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*/$")
+"""A key prefix inside the bucket: relative segments (no scheme, no leading slash, no ``..``), ending in ``/``."""
+
+
+def _training_pools(config: StackConfig) -> dict[str, GpuNodePoolSpec | SpotGroupSpec]:
+    pools: list[GpuNodePoolSpec | SpotGroupSpec] = [*config.node_pools, *config.spot_groups]
+    return {p.name: p for p in pools if p.purpose is PoolPurpose.TRAINING}
+
+
+def pool_gpus(cloud: Cloud, pool: GpuNodePoolSpec | SpotGroupSpec) -> int:
+    """GPUs every node of ``pool`` has (the fewest of its catalog types; 0 when none is in the catalog)."""
+    counts = [t.gpu_count for name in pool.instance_types if (t := lookup(cloud, name)) is not None]
+    return min(counts, default=0)
+
+
+def pool_memory_gib(cloud: Cloud, pool: GpuNodePoolSpec | SpotGroupSpec) -> float:
+    """Memory every node of ``pool`` has, in GiB (the least of its catalog types)."""
+    sizes = [t.memory_gib for name in pool.instance_types if (t := lookup(cloud, name)) is not None]
+    return min(sizes, default=0.0)
+
+
+def training_problems(config: StackConfig) -> list[Problem]:
+    """What is wrong with the queues, jobs and acceptance pools of ``config.training``."""
+    training = config.training
+    if training is None:
+        return []
+    pools = _training_pools(config)
+    problems: list[Problem] = []
+    queues = [q.name for q in training.queues]
+    for i, queue in enumerate(training.queues):
+        if queue.name in queues[:i]:
+            problems.append(Problem(f"training.queues.{i}.name", "already used by another queue", queue.name))
+        problems += [
+            Problem(f"training.queues.{i}.gpus.{pool}", "not a training pool or spot group", pool)
+            for pool in queue.gpus
+            if pool not in pools
+        ]
+    names = [j.name for j in training.jobs]
+    for i, job in enumerate(training.jobs):
+        problems += _job_problems(config, job, pools, queues, f"training.jobs.{i}")
+        if job.name in names[:i]:
+            problems.append(Problem(f"training.jobs.{i}.name", "already used by another job", job.name))
+    for i, name in enumerate(training.acceptance_pools):
+        pool = pools.get(name)
+        if pool is None:
+            problems.append(Problem(f"training.acceptancePools.{i}", "not a training pool or spot group", name))
+        elif _max_nodes(pool) < 2:
+            problems.append(Problem(f"training.acceptancePools.{i}", "the two-node test needs maxSize >= 2", name))
+    return problems
+
+
+def _max_nodes(pool: GpuNodePoolSpec | SpotGroupSpec) -> int:
+    if isinstance(pool, SpotGroupSpec) and pool.on_demand_fallback:
+        return max(pool.max_size, pool.fallback_max_size or pool.max_size)
+    return pool.max_size
+
+
+def _job_problems(
+    config: StackConfig,
+    job: TrainingJobSpec,
+    pools: Mapping[str, GpuNodePoolSpec | SpotGroupSpec],
+    queues: list[str],
+    path: str,
+) -> list[Problem]:
+    problems: list[Problem] = []
+    if job.queue not in queues:
+        problems.append(Problem(f"{path}.queue", f"no queue of that name in training.queues ({queues})", job.queue))
+    if config.checkpoint_bucket is None:
+        problems.append(Problem(f"{path}.checkpointPrefix", "the environment has no checkpointBucket", job.name))
+    elif not _CHECKPOINT_PREFIX.match(job.checkpoint_prefix) or ".." in job.checkpoint_prefix.split("/"):
+        problems.append(
+            Problem(f"{path}.checkpointPrefix", "not a key prefix inside the checkpoint bucket", job.checkpoint_prefix)
+        )
+    pool = pools.get(job.pool)
+    if pool is None:
+        problems.append(Problem(f"{path}.pool", "not a training pool or spot group", job.pool))
+        return problems
+    gpus = pool_gpus(config.cloud, pool)
+    if job.gpus_per_node is not None and job.gpus_per_node > gpus:
+        problems.append(
+            Problem(
+                f"{path}.gpusPerNode", f"more than the {gpus} GPUs of {job.pool}'s instance type", job.gpus_per_node
+            )
+        )
+    pool_efa = isinstance(pool, GpuNodePoolSpec) and pool.efa
+    if job.efa and not pool_efa:
+        problems.append(Problem(f"{path}.efa", f"pool {job.pool} has no EFA", job.efa))
+    if job.nodes > _max_nodes(pool):
+        problems.append(Problem(f"{path}.nodes", f"more than the {_max_nodes(pool)} nodes of {job.pool}", job.nodes))
+    spot = isinstance(pool, SpotGroupSpec)
+    if isinstance(pool, SpotGroupSpec) and job.priority == "gpu-critical" and not pool.on_demand_fallback:
+        problems.append(
+            Problem(
+                f"{path}.priority",
+                f"critical jobs never run on spot and {job.pool} has no on-demand fall-back",
+                job.priority,
+            )
+        )
+    if spot and job.termination_grace_seconds > SPOT_NOTICE_SECONDS:
+        problems.append(
+            Problem(
+                f"{path}.terminationGraceSeconds",
+                f"longer than the {SPOT_NOTICE_SECONDS} s a spot node gets before it is reclaimed",
+                job.termination_grace_seconds,
+            )
+        )
+    memory = pool_memory_gib(config.cloud, pool)
+    if job.shm_size_gib is not None and job.shm_size_gib > memory / 2:
+        problems.append(
+            Problem(f"{path}.shmSizeGib", f"more than half the {memory:g} GiB of {job.pool}'s nodes", job.shm_size_gib)
+        )
+    return problems
+
+
 def cloud_problems(config: StackConfig) -> list[Problem]:
     """Every check of ``config`` that needs its cloud or spans several specs."""
     cloud = config.cloud
@@ -731,6 +905,7 @@ def cloud_problems(config: StackConfig) -> list[Problem]:
             )
         if cloud is not Cloud.AWS and service.aws_ssl_policy is not None:
             problems.append(Problem(f"inference.{i}.awsSslPolicy", "is an AWS-only setting", service.aws_ssl_policy))
+    problems += training_problems(config)
     return problems
 
 

@@ -175,6 +175,32 @@ config file (``mode = oidcRoleArn`` with OIDCProviderArn, OIDCTokenFilePath, rol
 OIDCRoleARN")."""
 
 
+KUEUE_CHART = HelmChart("kueue", "0.19.2", "oci://registry.k8s.io/kueue/charts")
+"""Kueue (job queueing, quotas, gang admission): charts/kueue/Chart.yaml at tag v0.19.2 of
+github.com/kubernetes-sigs/kueue says version 0.19.2, appVersion v0.19.2; its README installs it as
+``helm install kueue oci://registry.k8s.io/kueue/charts/kueue --version="0.19.2"``. The published chart runs image
+registry.k8s.io/kueue/kueue:v0.19.2 (hack/helm-chart-package.sh at the tag rewrites the values' image). Its API is
+kueue.x-k8s.io/v1beta2 (the storage version of the CRDs in charts/kueue/templates/crd). Read 2026-12-02."""
+
+JOBSET_CHART = HelmChart("jobset", "0.12.0", "oci://registry.k8s.io/jobset/charts")
+"""JobSet (multi-node training jobs): charts/jobset/Chart.yaml at tag v0.12.0 of github.com/kubernetes-sigs/jobset
+says version 0.12.0; its README installs ``oci://registry.k8s.io/jobset/charts/jobset --version 0.12.0``. API
+jobset.x-k8s.io/v1alpha2 (charts/jobset/crds/jobset.x-k8s.io_jobsets.yaml). Read 2026-12-02."""
+
+NCCL_TESTS_IMAGES: dict[str, str] = {
+    # AWS's EFA build: EFA installer, aws-ofi-nccl, NCCL, Open MPI, sshd and nccl-tests (built from
+    # micro-benchmarks/nccl-tests/nccl-tests.Dockerfile of github.com/aws-samples/awsome-distributed-training; this
+    # tag is pinned at commit 7217859f in 1.architectures/3.aws-batch/aws-batch-distributed-training-p6.yaml:301).
+    # Read 2026-12-02.
+    "aws": "public.ecr.aws/hpc-cloud/nccl-tests:cuda12.8.1-efa1.42.0-ofiv1.16.0-ncclv2.27.5-1-testsv2.16.4",
+    # CoreWeave's public build (NCCL, HPC-X Open MPI, sshd, nccl-tests) for CUDA 12.4: runs on ACK's pinned driver 550
+    # (CUDA <= 12.4); NVIDIA's cloudai pins this tag for its Kubernetes nccl-tests MPIJobs (commit f5410ee8,
+    # src/cloudai/workloads/nccl_test/kubernetes_json_gen_strategy.py). Read 2026-12-02.
+    "alicloud": "ghcr.io/coreweave/nccl-tests:12.4.1-cudnn-devel-ubuntu20.04-nccl2.21.5-1-85f9143",
+}
+"""The nccl-tests image of the GPU pool acceptance job, per cloud."""
+
+
 def pins() -> Iterator[tuple[str, str]]:
     """Every pinned value: ``(pin id, value)``; the id is the key of its entry in ``PIN_SOURCES``."""
     for version, addons in EKS_ADDON_VERSIONS.items():
@@ -195,6 +221,8 @@ def pins() -> Iterator[tuple[str, str]]:
     yield "image/aws-cli", AWS_CLI_IMAGE
     yield "image/alpine", ALPINE_IMAGE
     yield "archive/ossutil", f"{OSSUTIL_ARCHIVE[0]} sha256:{OSSUTIL_ARCHIVE[1]}"
+    for cloud, image in NCCL_TESTS_IMAGES.items():
+        yield f"image/nccl-tests/{cloud}", image
 
 
 CHARTS: Final = (
@@ -203,6 +231,8 @@ CHARTS: Final = (
     KUBE_PROMETHEUS_STACK_CHART,
     PROMETHEUS_ADAPTER_CHART,
     CLUSTER_AUTOSCALER_CHART,
+    JOBSET_CHART,
+    KUEUE_CHART,
 )
 """Every Helm chart the Kubernetes layer installs."""
 
@@ -240,6 +270,16 @@ PIN_SOURCES: Final[Mapping[str, PinSource]] = {
     "image/aws-cli": PinSource("https://docs.aws.amazon.com/cli/latest/userguide/getting-started-docker.html"),
     "image/alpine": PinSource("https://hub.docker.com/_/alpine"),
     "archive/ossutil": PinSource("https://www.alibabacloud.com/help/en/oss/developer-reference/ossutil-overview"),
+    "chart/jobset": PinSource(f"{_GH}/kubernetes-sigs/jobset/blob/v0.12.0/charts/jobset/Chart.yaml"),
+    "chart/kueue": PinSource(f"{_GH}/kubernetes-sigs/kueue/blob/v0.19.2/charts/kueue/Chart.yaml"),
+    "image/nccl-tests/aws": PinSource(
+        f"{_GH}/aws-samples/awsome-distributed-training/blob/7217859f67bc693c52ff175ccc6082c41dbd7a1b/"
+        "1.architectures/3.aws-batch/aws-batch-distributed-training-p6.yaml"
+    ),
+    "image/nccl-tests/alicloud": PinSource(
+        f"{_GH}/NVIDIA/cloudai/blob/f5410ee8f029ef13c6012cc1a7aee89b6e5a1e64/"
+        "src/cloudai/workloads/nccl_test/kubernetes_json_gen_strategy.py"
+    ),
 }
 """Pin id (see ``pins``) -> where that exact value was verified and when."""
 

@@ -82,6 +82,20 @@ def inference_pool(**changes: Any) -> GpuNodePoolSpec:
     return GpuNodePoolSpec(**(fields | changes))
 
 
+def efa_training_pool(**changes: Any) -> GpuNodePoolSpec:
+    fields: dict[str, Any] = {
+        "name": "train-p5",
+        "purpose": PoolPurpose.TRAINING,
+        "instance_types": ("p5.48xlarge",),
+        "min_size": 0,
+        "desired_size": 0,
+        "max_size": 4,
+        "efa": True,
+        "zones": ("us-east-1a",),
+    }
+    return GpuNodePoolSpec(**(fields | changes))
+
+
 def spot_group(**changes: Any) -> SpotGroupSpec:
     fields: dict[str, Any] = {
         "name": "inference-spot-a10g",

@@ -33,6 +33,7 @@ from gpu_cloud.components.spec import (
     KmsKeySpec,
     NetworkSpec,
     PeeringSpec,
+    QueueSpec,
     SpotGroupSpec,
     TrainingSpec,
 )
@@ -244,6 +245,9 @@ def _kubernetes() -> None:
         ),
         opts=opts,
     )
+    training = _pool("train", "training", ["g5.12xlarge"])
+    queues = TrainingSpec(queues=(QueueSpec(name="team", gpus={"train": 8}),))
+    kube.TrainingQueues("queues", kube.TrainingQueuesArgs(training=queues, pools=[training]), opts=opts)
 
 
 @pytest.fixture(scope="module")

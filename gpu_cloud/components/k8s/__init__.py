@@ -5,6 +5,7 @@ from gpu_cloud.components.k8s.addons import GpuAddons, GpuAddonsArgs
 from gpu_cloud.components.k8s.cuda import cuda_problems
 from gpu_cloud.components.k8s.inference import InferenceService, InferenceServiceArgs
 from gpu_cloud.components.k8s.priority import PriorityClasses, PriorityClassesArgs
+from gpu_cloud.components.k8s.queueing import TrainingQueues, TrainingQueuesArgs
 from gpu_cloud.components.k8s.rbac import GpuRbac, GpuRbacArgs
 from gpu_cloud.components.k8s.training import TrainingDefaults, TrainingDefaultsArgs
 
@@ -19,5 +20,7 @@ __all__ = [
     "PriorityClassesArgs",
     "TrainingDefaults",
     "TrainingDefaultsArgs",
+    "TrainingQueues",
+    "TrainingQueuesArgs",
     "cuda_problems",
 ]

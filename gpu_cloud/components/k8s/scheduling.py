@@ -7,10 +7,14 @@ import pulumi_kubernetes as k8s
 from gpu_cloud.components import labels
 from gpu_cloud.components.spec import GpuNodePoolSpec, SpotGroupSpec
 
-__all__ = ["SPOT_TAINT_VALUE", "daemonset_tolerations", "is_spot", "workload_tolerations"]
+__all__ = ["ON_DEMAND_CAPACITY", "SPOT_TAINT_VALUE", "daemonset_tolerations", "is_spot", "workload_tolerations"]
 
 SPOT_TAINT_VALUE = "spot"
 """Value of the spot taint (``labels.SPOT_TAINT_KEY``) the cloud spot groups put on their nodes."""
+
+ON_DEMAND_CAPACITY = "on-demand"
+"""``labels.CAPACITY_LABEL`` of on-demand GPU nodes, a spot group's fall-back included (aws.node_pool, aws.spot,
+alicloud.node_pool.ON_DEMAND)."""
 
 
 def is_spot(pool: GpuNodePoolSpec | SpotGroupSpec) -> bool:
