@@ -69,6 +69,7 @@ def build(config: StackConfig) -> None:
     components |= {g.name: c for g, c in zip(config.spot_groups, groups, strict=True)}
     if config.peering is not None:
         _peer(env, config, config.peering, network, account_id, opts)
+    deploy_path = _deploy_path(config, network, cluster, provider, account_id, opts)
     training_role: RrsaRole | None = None
     inference_roles: dict[str, RrsaRole] = {}
     model_bucket: pulumi.Output[str] | None = None
@@ -129,7 +130,7 @@ def build(config: StackConfig) -> None:
         config,
         kubernetes_layer.ClusterHandle(
             kubeconfig=cluster.kubeconfig,
-            ready=[cluster],
+            ready=[cluster, *deploy_path],
             pools=components,
             training_identities=[training_role] if training_role is not None else [],
             checkpoint_role=training_role.role_name if training_role is not None else None,
@@ -201,23 +202,77 @@ def _peer(
         peer_route_table_id: pulumi.Input[str] = data.route_table_id
     else:
         # The other stack exports vpcId and privateRouteTableIds, as this one does (one VPC route table on ACK).
-        other = pulumi.StackReference(str(peering.peer_stack))
-        peer_vpc_id = other.require_output("vpcId")
-        peer_route_table_id = other.require_output("privateRouteTableIds").apply(lambda ids: str(ids[0]))
-    peering_component = PrivateVpcPeering(
-        f"{env}-peering",
+        peer_vpc_id, peer_route_table_id = _referenced_vpc(str(peering.peer_stack), "vpcId", "privateRouteTableIds")
+    peering_component = _peering(
+        f"{env}-peering", config, network, peering, (peer_vpc_id, peer_route_table_id), peer_provider, account_id, opts
+    )
+    pulumi.export("peeringConnectionId", peering_component.connection_id)
+    pulumi.export("peerVpcId", peer_vpc_id)
+
+
+def _referenced_vpc(stack: str, vpc_key: str, tables_key: str) -> tuple[pulumi.Output[str], pulumi.Output[str]]:
+    """Another stack's VPC id and its (first) route table id, read through a StackReference."""
+    other = pulumi.StackReference(stack)
+    return other.require_output(vpc_key), other.require_output(tables_key).apply(lambda ids: str(ids[0]))
+
+
+def _peering(
+    name: str,
+    config: StackConfig,
+    network: PrivateNetwork,
+    spec: PeeringSpec,
+    peer: tuple[pulumi.Input[str], pulumi.Input[str]],
+    peer_provider: alicloud.Provider,
+    account_id: str,
+    opts: pulumi.ResourceOptions,
+) -> PrivateVpcPeering:
+    """A peering of the environment's VPC with ``peer`` (VPC id, route table id), routes on both sides."""
+    return PrivateVpcPeering(
+        name,
         PrivateVpcPeeringArgs(
-            spec=peering,
+            spec=spec,
             vpc_cidr=config.network.vpc_cidr,
             vpc_id=network.vpc_id,
             route_table_ids=[network.route_table_id],
-            peer_vpc_id=peer_vpc_id,
-            peer_route_table_ids=[peer_route_table_id],
+            peer_vpc_id=peer[0],
+            peer_route_table_ids=[peer[1]],
             peer_provider=peer_provider,
             account_id=account_id,
             tags=dict(config.tags),
         ),
         opts,
     )
-    pulumi.export("peeringConnectionId", peering_component.connection_id)
-    pulumi.export("peerVpcId", peer_vpc_id)
+
+
+def _deploy_path(
+    config: StackConfig,
+    network: PrivateNetwork,
+    cluster: GpuCluster,
+    provider: alicloud.Provider,
+    account_id: str,
+    opts: pulumi.ResourceOptions,
+) -> list[pulumi.Resource]:
+    """The path from the deploy runner to the private API: a peering with the runner VPC (same region, routes both
+    ways) and a rule of the cluster security group admitting the runner VPC on the API server port 6443."""
+    deploy = config.deploy
+    spec = PeeringSpec(
+        peer_region=config.region,
+        peer_vpc_cidr=deploy.runner_vpc_cidr,
+        peer_stack=deploy.runner_stack,
+    )
+    runner = _referenced_vpc(deploy.runner_stack, "runnerVpcId", "runnerRouteTableIds")
+    name = f"{config.environment}-deploy-peering"
+    peering = _peering(name, config, network, spec, runner, provider, account_id, opts)
+    rule = alicloud.ecs.SecurityGroupRule(
+        f"{config.environment}-deploy-api",
+        type="ingress",
+        ip_protocol="tcp",
+        port_range="6443/6443",
+        cidr_ip=str(deploy.runner_vpc_cidr),
+        policy="accept",
+        description="Kubernetes API from the deploy runner VPC",
+        security_group_id=cluster.security_group_id,
+        opts=opts,
+    )
+    pulumi.export("deployRunnerVpcId", runner[0])
+    return [peering, rule]

@@ -139,12 +139,13 @@ def build(config: StackConfig) -> None:
             )
     if config.peering is not None:
         _peer(env, config, config.peering, network, tags, opts)
+    deploy_path = _deploy_path(config, network, cluster, opts)
 
     kubernetes_layer.build(
         config,
         kubernetes_layer.ClusterHandle(
             kubeconfig=cluster.kubeconfig,
-            ready=[cluster],
+            ready=[cluster, *deploy_path],
             pools=pools,
             cluster_name=cluster.cluster_name,
             addon_identities=addon_identities,
@@ -207,16 +208,38 @@ def _peer(
         peer_tables: list[pulumi.Input[str]] = list(peer.private_route_table_ids)
     else:
         # The other stack exports vpcId and privateRouteTableIds, as this one does.
-        other = pulumi.StackReference(str(peering.peer_stack))
-        peer_vpc_id = other.require_output("vpcId")
-        tables = other.require_output("privateRouteTableIds")
-        count = peering.peer_route_table_count
-        stack = str(peering.peer_stack)
-        peer_tables = [tables.apply(functools.partial(_nth, i=i, count=count, stack=stack)) for i in range(count)]
-    peering_component = PrivateVpcPeering(
-        f"{env}-peering",
+        peer_vpc_id, peer_tables = _referenced_vpc(
+            str(peering.peer_stack), "vpcId", "privateRouteTableIds", peering.peer_route_table_count, "peering.peer"
+        )
+    peering_component = _peering(f"{env}-peering", config, network, peering, peer_vpc_id, peer_tables, opts)
+    pulumi.export("peeringConnectionId", peering_component.connection_id)
+    pulumi.export("peerVpcId", peer_vpc_id)
+
+
+def _referenced_vpc(
+    stack: str, vpc_key: str, tables_key: str, count: int, field: str
+) -> tuple[pulumi.Output[str], list[pulumi.Input[str]]]:
+    """Another stack's VPC id and its ``count`` route table ids (config ``<field>RouteTableCount``), read through a
+    StackReference."""
+    other = pulumi.StackReference(stack)
+    tables = other.require_output(tables_key)
+    partial = functools.partial(_nth, count=count, stack=stack, key=tables_key, field=f"{field}RouteTableCount")
+    return other.require_output(vpc_key), [tables.apply(functools.partial(partial, i=i)) for i in range(count)]
+
+
+def _peering(
+    name: str,
+    config: StackConfig,
+    network: PrivateNetwork,
+    spec: PeeringSpec,
+    peer_vpc_id: pulumi.Input[str],
+    peer_tables: list[pulumi.Input[str]],
+    opts: pulumi.ResourceOptions,
+) -> PrivateVpcPeering:
+    return PrivateVpcPeering(
+        name,
         PrivateVpcPeeringArgs(
-            spec=peering,
+            spec=spec,
             vpc_id=network.vpc_id,
             vpc_cidr=config.network.vpc_cidr,
             route_table_ids=network.private_route_table_ids,
@@ -225,12 +248,43 @@ def _peer(
         ),
         opts=opts,
     )
-    pulumi.export("peeringConnectionId", peering_component.connection_id)
-    pulumi.export("peerVpcId", peer_vpc_id)
 
 
-def _nth(ids: object, i: int, count: int, stack: str) -> str:
-    """Entry ``i`` of the peer stack's route table ids, which must be a list of exactly ``count`` ids."""
+def _deploy_path(
+    config: StackConfig, network: PrivateNetwork, cluster: GpuCluster, opts: pulumi.ResourceOptions
+) -> list[pulumi.Resource]:
+    """The path from the deploy runner to the private API: a peering with the runner VPC (routes both ways) and the
+    cluster security group's rule admitting the runner VPC on 443. The Kubernetes layer waits for both."""
+    deploy = config.deploy
+    spec = PeeringSpec(
+        peer_region=config.region,
+        peer_vpc_cidr=deploy.runner_vpc_cidr,
+        peer_stack=deploy.runner_stack,
+        peer_route_table_count=deploy.runner_route_table_count,
+    )
+    vpc_id, tables = _referenced_vpc(
+        deploy.runner_stack, "runnerVpcId", "runnerRouteTableIds", deploy.runner_route_table_count, "deploy.runner"
+    )
+    peering = _peering(f"{config.environment}-deploy-peering", config, network, spec, vpc_id, tables, opts)
+    # EKS's cluster security group admits only itself (EKS User Guide, "View Amazon EKS security group
+    # requirements for clusters"); the API server listens on 443 on its private endpoint.
+    rule = aws.ec2.SecurityGroupRule(
+        f"{config.environment}-deploy-api",
+        type="ingress",
+        description="Kubernetes API from the deploy runner VPC",
+        protocol="tcp",
+        from_port=443,
+        to_port=443,
+        cidr_blocks=[str(deploy.runner_vpc_cidr)],
+        security_group_id=cluster.security_group_id,
+        opts=opts,
+    )
+    pulumi.export("deployRunnerVpcId", vpc_id)
+    return [peering, rule]
+
+
+def _nth(ids: object, i: int, count: int, stack: str, key: str, field: str) -> str:
+    """Entry ``i`` of the other stack's route table ids, which must be a list of exactly ``count`` ids."""
     if not isinstance(ids, list) or len(ids) != count:
-        raise ValueError(f"peering.peerRouteTableCount is {count}, but {stack} exports privateRouteTableIds {ids!r}")
+        raise ValueError(f"{field} is {count}, but {stack} exports {key} {ids!r}")
     return str(ids[i])

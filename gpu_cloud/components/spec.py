@@ -34,6 +34,7 @@ __all__ = [
     "Cloud",
     "ClusterSpec",
     "ConfigError",
+    "DeploySpec",
     "EgressMode",
     "GpuMetric",
     "GpuNodePoolSpec",
@@ -555,6 +556,22 @@ class CheckpointBucketSpec(_Spec):
     """Days before a non-current checkpoint version expires."""
 
 
+class DeploySpec(_Spec):
+    """Where the Kubernetes API is reached from: the deploy runner of the account's bootstrap stack.
+
+    The control plane has a private endpoint only, so ``pulumi up`` runs on the runner (AWS: a CodeBuild project in
+    the runner VPC; Alibaba Cloud: an ECS instance without public IP, driven by Cloud Assistant), which reaches
+    the API over a VPC peering this stack creates, admitted by an explicit rule (docs/deploy.md)."""
+
+    runner_stack: str = Field(min_length=1)
+    """The bootstrap stack that owns the runner (``<org>/gpu-cloud-bootstrap/<stack>``); it exports runnerVpcId and
+    runnerRouteTableIds (AWS: a list; Alibaba Cloud: one id)."""
+    runner_vpc_cidr: IPv4Network
+    """The runner VPC's range: routed to over the peering and admitted on the API port; must not overlap the VPC."""
+    runner_route_table_count: int = Field(default=1, ge=1, le=16)
+    """AWS: how many ids the runner stack's runnerRouteTableIds lists."""
+
+
 class StackConfig(_Spec):
     """One environment: the root of a stack's config (``gpu-cloud:*`` keys)."""
 
@@ -590,6 +607,8 @@ class StackConfig(_Spec):
     """Training defaults (namespace, NCCL, quota)."""
     checkpoint_bucket: CheckpointBucketSpec | None = None
     """A checkpoint bucket."""
+    deploy: DeploySpec
+    """The deploy runner that reaches the private Kubernetes API (required: without it the API is unreachable)."""
 
     @model_validator(mode="after")
     def _cross_checks(self) -> StackConfig:
@@ -807,6 +826,28 @@ def _job_problems(
     return problems
 
 
+def _deploy_problems(config: StackConfig) -> list[Problem]:
+    """The runner VPC must be routable from the environment's VPC (and its peer's, if any) to reach the API."""
+    runner = config.deploy.runner_vpc_cidr
+    ranges = [("network.vpcCidr", config.network.vpc_cidr)]
+    if config.peering is not None:
+        ranges.append(("peering.peerVpcCidr", config.peering.peer_vpc_cidr))
+    problems = [
+        Problem("deploy.runnerVpcCidr", f"overlaps {field} {cidr}: the API would be unreachable", str(runner))
+        for field, cidr in ranges
+        if runner.overlaps(cidr)
+    ]
+    if config.cloud is Cloud.ALICLOUD and config.deploy.runner_route_table_count != 1:
+        problems.append(
+            Problem(
+                "deploy.runnerRouteTableCount",
+                "Alibaba Cloud runners export one route table",
+                config.deploy.runner_route_table_count,
+            )
+        )
+    return problems
+
+
 def cloud_problems(config: StackConfig) -> list[Problem]:
     """Every check of ``config`` that needs its cloud or spans several specs."""
     cloud = config.cloud
@@ -841,6 +882,7 @@ def cloud_problems(config: StackConfig) -> list[Problem]:
         # rotationDays; a default key rotates every 365 days (pulumi-alicloud kms.Key rotation_interval).
         problems.append(Problem("kms.alicloudKmsInstanceId", ALICLOUD_KMS_INSTANCE_REQUIRED, None))
     problems += system_pool_problems(cloud, config.cluster, "cluster")
+    problems += _deploy_problems(config)
     names: dict[str, str] = {SYSTEM_POOL_NAME: "the cluster's system pool"}
     zones = set(config.network.zones)
     pools = [("nodePools", i, p.name) for i, p in enumerate(config.node_pools)]

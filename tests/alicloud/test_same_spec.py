@@ -58,6 +58,7 @@ def config(cloud: str) -> StackConfig:
             "spotGroups": [{**g, "instanceTypes": c["spot_types"]} for g in SPOT],
             "access": {"adminPrincipals": [c["principal"]]},
             "kms": c["kms"],
+            "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared", "runnerVpcCidr": "10.250.0.0/22"},
         }
     )
 

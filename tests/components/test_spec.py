@@ -24,6 +24,7 @@ BASE: dict[str, Any] = {
         "natSubnets": [{"zone": "us-east-1a", "cidr": "10.0.255.0/28"}],
     },
     "access": {"adminPrincipals": ["arn:aws:iam::123456789012:role/platform"]},
+    "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared", "runnerVpcCidr": "10.250.0.0/22"},
     "nodePools": [
         {
             "name": "train",

@@ -33,6 +33,7 @@ VALID_CONFIG = """
       gpu-cloud:environment: dev
       gpu-cloud:tags: {environment: dev, owner: me, cost-center: "1"}
       gpu-cloud:access: {adminPrincipals: ["arn:aws:iam::123456789012:role/admin"]}
+      gpu-cloud:deploy: {runnerStack: organization/gpu-cloud-bootstrap/shared, runnerVpcCidr: 10.250.0.0/22}
       gpu-cloud:network:
         vpcCidr: 10.0.0.0/16
         privateSubnets: [{zone: us-east-1a, cidr: 10.0.0.0/20}, {zone: us-east-1b, cidr: 10.0.16.0/20}]
@@ -154,6 +155,34 @@ def test_config_cross_field_problems_are_all_reported(
         "  gpu-cloud:network.privateSubnets.1.cidr: not inside vpcCidr 10.0.0.0/16 (got 10.1.0.0/20)\n"
         '  gpu-cloud:network.privateSubnets: needs subnets in at least two zones (got ["us-east-1a", "us-east-1a"])\n'
     )
+
+
+@pytest.mark.parametrize(
+    ("deploy", "problem"),
+    [
+        (None, "gpu-cloud:deploy: field required (got"),
+        (
+            "{runnerStack: organization/gpu-cloud-bootstrap/shared, runnerVpcCidr: 10.0.128.0/22}",
+            "gpu-cloud:deploy.runnerVpcCidr: overlaps network.vpcCidr 10.0.0.0/16: the API would be unreachable "
+            "(got 10.0.128.0/22)\n",
+        ),
+    ],
+)
+def test_deploy_config_that_leaves_the_api_unreachable_is_exit_2(
+    deploy: str | None,
+    problem: str,
+    make_project: MakeProject,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    line = (
+        "      gpu-cloud:deploy: {runnerStack: organization/gpu-cloud-bootstrap/shared, runnerVpcCidr: 10.250.0.0/22}\n"
+    )
+    broken = VALID_CONFIG.replace(line, "" if deploy is None else f"      gpu-cloud:deploy: {deploy}\n")
+    root = make_project(GPU_PROGRAM, {"dev": broken}, pulumi_yaml="name: gpu-cloud\nruntime: python\n")
+    monkeypatch.chdir(root)
+    err = _invalid(capsys, "--dir", str(root))
+    assert err.startswith(f"error: invalid config in Pulumi.dev.yaml:\n  {problem}")
 
 
 def test_dir_that_is_not_a_pulumi_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -29,13 +29,17 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:ec2/internetGateway:InternetGateway": 1,
         "aws:ec2/launchTemplate:LaunchTemplate": 3,
         "aws:ec2/natGateway:NatGateway": 1,
-        "aws:ec2/route:Route": 3,
+        "aws:ec2/peeringConnectionOptions:PeeringConnectionOptions": 2,
+        "aws:ec2/route:Route": 6,
         "aws:ec2/routeTable:RouteTable": 3,
         "aws:ec2/routeTableAssociation:RouteTableAssociation": 3,
         "aws:ec2/securityGroup:SecurityGroup": 1,
+        "aws:ec2/securityGroupRule:SecurityGroupRule": 1,
         "aws:ec2/subnet:Subnet": 3,
         "aws:ec2/vpc:Vpc": 1,
         "aws:ec2/vpcEndpoint:VpcEndpoint": 6,
+        "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 1,
+        "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 1,
         "aws:eks/accessEntry:AccessEntry": 2,
         "aws:eks/addon:Addon": 4,
         "aws:eks/cluster:Cluster": 1,
@@ -75,17 +79,18 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:ec2/internetGateway:InternetGateway": 1,
         "aws:ec2/launchTemplate:LaunchTemplate": 4,
         "aws:ec2/natGateway:NatGateway": 1,
-        "aws:ec2/peeringConnectionOptions:PeeringConnectionOptions": 2,
+        "aws:ec2/peeringConnectionOptions:PeeringConnectionOptions": 4,
         "aws:ec2/placementGroup:PlacementGroup": 1,
-        "aws:ec2/route:Route": 7,
+        "aws:ec2/route:Route": 10,
         "aws:ec2/routeTable:RouteTable": 3,
         "aws:ec2/routeTableAssociation:RouteTableAssociation": 3,
         "aws:ec2/securityGroup:SecurityGroup": 1,
+        "aws:ec2/securityGroupRule:SecurityGroupRule": 1,
         "aws:ec2/subnet:Subnet": 3,
         "aws:ec2/vpc:Vpc": 1,
         "aws:ec2/vpcEndpoint:VpcEndpoint": 6,
-        "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 1,
-        "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 1,
+        "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 2,
+        "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 2,
         "aws:eks/accessEntry:AccessEntry": 2,
         "aws:eks/addon:Addon": 4,
         "aws:eks/cluster:Cluster": 1,
@@ -131,17 +136,18 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:ec2/internetGateway:InternetGateway": 1,
         "aws:ec2/launchTemplate:LaunchTemplate": 5,
         "aws:ec2/natGateway:NatGateway": 3,
-        "aws:ec2/peeringConnectionOptions:PeeringConnectionOptions": 2,
+        "aws:ec2/peeringConnectionOptions:PeeringConnectionOptions": 4,
         "aws:ec2/placementGroup:PlacementGroup": 1,
-        "aws:ec2/route:Route": 9,
+        "aws:ec2/route:Route": 13,
         "aws:ec2/routeTable:RouteTable": 6,
         "aws:ec2/routeTableAssociation:RouteTableAssociation": 8,
         "aws:ec2/securityGroup:SecurityGroup": 2,
+        "aws:ec2/securityGroupRule:SecurityGroupRule": 1,
         "aws:ec2/subnet:Subnet": 8,
         "aws:ec2/vpc:Vpc": 2,
         "aws:ec2/vpcEndpoint:VpcEndpoint": 12,
-        "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 1,
-        "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 1,
+        "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 2,
+        "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 2,
         "aws:eks/accessEntry:AccessEntry": 2,
         "aws:eks/addon:Addon": 4,
         "aws:eks/cluster:Cluster": 1,
@@ -185,6 +191,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "alicloud:cs/nodePool:NodePool": 5,
         "alicloud:ecs/eipAddress:EipAddress": 1,
         "alicloud:ecs/eipAssociation:EipAssociation": 1,
+        "alicloud:ecs/securityGroupRule:SecurityGroupRule": 1,
         "alicloud:kms/alias:Alias": 1,
         "alicloud:kms/key:Key": 1,
         "alicloud:nlb/securityPolicy:SecurityPolicy": 1,
@@ -199,8 +206,8 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment": 4,
         "alicloud:vpc/natGateway:NatGateway": 1,
         "alicloud:vpc/network:Network": 2,
-        "alicloud:vpc/peerConnection:PeerConnection": 1,
-        "alicloud:vpc/routeEntry:RouteEntry": 2,
+        "alicloud:vpc/peerConnection:PeerConnection": 2,
+        "alicloud:vpc/routeEntry:RouteEntry": 4,
         "alicloud:vpc/snatEntry:SnatEntry": 2,
         "alicloud:vpc/switch:Switch": 4,
         "kubernetes:apps/v1:Deployment": 1,
@@ -306,10 +313,47 @@ def test_protected_environments_protect_and_retain_every_key_and_bucket(stack: s
     assert all(r.protect and r.retain_on_delete for r in found), [r.name for r in found if not r.protect]
 
 
-def test_dev_protects_nothing_and_has_none_of_the_peering_resources() -> None:
+def test_dev_protects_nothing_and_peers_only_with_the_deploy_runner() -> None:
     assert all(not r.protect for r in plan("dev").resources)
-    assert [r.type for r in plan("dev").resources if "peer" in r.type.lower()] == []
+    peering = [r.name for r in plan("dev").resources if "peer" in r.type.lower()]
+    assert peering and all(name.startswith("dev-deploy-peering") for name in peering)
     assert "peeringConnectionId" not in plan("dev").outputs
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_deploy_runner_reaches_the_private_api(stack: str) -> None:
+    """The runner VPC (bootstrap stack output) is peered, routed both ways and admitted on the API port, and every
+    Kubernetes object waits for that path (docs/deploy.md)."""
+    aws_cloud = stack != "prod-cn"
+    runner_cidr = "10.250.0.0/22" if aws_cloud else "10.251.0.0/24"
+    rule = named(stack, f"{stack}-deploy-api")
+    if aws_cloud:
+        assert {k: rule.inputs[k] for k in ("type", "protocol", "fromPort", "toPort", "cidrBlocks")} == {
+            "type": "ingress",
+            "protocol": "tcp",
+            "fromPort": 443,
+            "toPort": 443,
+            "cidrBlocks": [runner_cidr],
+        }
+        assert named(stack, f"{stack}-gpu-cluster").urn in rule.dependencies
+        routes = [r for r in of_type(stack, "aws:ec2/route:Route") if r.name.startswith(f"{stack}-deploy-peering")]
+        assert {r.inputs["destinationCidrBlock"] for r in routes} == {
+            runner_cidr,
+            named(stack, f"{stack}-network-vpc").inputs["cidrBlock"],
+        }
+        assert named(stack, f"{stack}-deploy-peering-requester").inputs["peerVpcId"] == "vpc-0e5d7c3a9b1f24680"
+    else:
+        assert {k: rule.inputs[k] for k in ("type", "ipProtocol", "portRange", "cidrIp", "policy")} == {
+            "type": "ingress",
+            "ipProtocol": "tcp",
+            "portRange": "6443/6443",
+            "cidrIp": runner_cidr,
+            "policy": "accept",
+        }
+        routes = [r for r in of_type(stack, "alicloud:vpc/routeEntry:RouteEntry") if "deploy" in r.name]
+        assert sorted(r.inputs["destinationCidrblock"] for r in routes) == ["10.251.0.0/24", "10.30.0.0/16"]
+    provider = named(stack, f"{stack}-kubernetes")
+    assert rule.urn in provider.dependencies
 
 
 def test_dev_runs_inference_on_spot_with_an_on_demand_fall_back_that_scales_to_zero() -> None:
@@ -423,8 +467,9 @@ def test_prod_cn_is_alibaba_cloud_and_kubernetes_only() -> None:
 
 def test_prod_cn_peers_with_routes_on_both_sides() -> None:
     routes = of_type("prod-cn", "alicloud:vpc/routeEntry:RouteEntry")
-    assert sorted(r.inputs["destinationCidrblock"] for r in routes) == ["10.30.0.0/16", "10.40.0.0/16"]
-    assert len({r.provider for r in routes}) == 2
+    data = [r for r in routes if "deploy" not in r.name]
+    assert sorted(r.inputs["destinationCidrblock"] for r in data) == ["10.30.0.0/16", "10.40.0.0/16"]
+    assert len({r.provider for r in data}) == 2
 
 
 def test_prod_cn_training_reaches_oss_through_rrsa() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -92,7 +93,9 @@ class GpuCluster(pulumi.ComponentResource):
     cluster_name: str
     """The cluster's name, also the value of its ``CLUSTER_TAG_KEY`` tag."""
     kubeconfig: pulumi.Output[str]
-    """A kubeconfig for the cluster (secret); unknown until the cluster exists."""
+    """A kubeconfig for the cluster's intranet API endpoint (secret); unknown until the cluster exists."""
+    security_group_id: pulumi.Output[str]
+    """The security group ACK creates for the cluster's nodes and control-plane network interfaces."""
     rrsa_oidc_issuer_url: pulumi.Output[str]
     """The RRSA OIDC issuer, for RAM roles of service accounts."""
     rrsa_oidc_provider_arn: pulumi.Output[str]
@@ -142,12 +145,20 @@ class GpuCluster(pulumi.ComponentResource):
             cluster_id=cluster.id, opts=pulumi.InvokeOutputOptions(parent=self)
         )
         self.cluster_id = cluster.id
-        self.kubeconfig = pulumi.Output.secret(credential.kube_config)
+        self.security_group_id = cluster.security_group_id
+        self.endpoint = cluster.connections.apply(_intranet_endpoint)
+        # The data source's kube_config always names the Internet endpoint (the provider sends
+        # DescribeClusterUserKubeconfig with PrivateIpAddress=false; service_alicloud_cs.go), which this cluster
+        # does not have: the kubeconfig is assembled from the intranet endpoint and the same credential's certificates.
+        self.kubeconfig = pulumi.Output.secret(
+            pulumi.Output.all(self.endpoint, credential.certificate_authorities).apply(
+                lambda v: intranet_kubeconfig(name, v[0], v[1][0] if v[1] else None)
+            )
+        )
         self.rrsa_oidc_issuer_url = cluster.rrsa_metadata.apply(lambda m: (m.rrsa_oidc_issuer_url or "") if m else "")
         self.rrsa_oidc_provider_arn = cluster.rrsa_metadata.apply(
             lambda m: (m.ram_oidc_provider_arn or "") if m else ""
         )
-        self.endpoint = cluster.connections.apply(_intranet_endpoint)
         system = PoolShape(
             pool_name=SYSTEM_POOL_NAME,
             group=SYSTEM_POOL_NAME,
@@ -172,6 +183,32 @@ class GpuCluster(pulumi.ComponentResource):
                 "systemNodePoolId": self.system_node_pool_id,
             }
         )
+
+
+def intranet_kubeconfig(name: str, endpoint: str, authority: object) -> str:
+    """A kubeconfig (JSON) for ``endpoint`` (the API server's intranet address, ``https://<ip>:6443``) with the
+    cluster CA, client certificate and key of a ``cs.get_cluster_credential`` certificate authority entry."""
+
+    def cert(field: str) -> str:
+        return str(getattr(authority, field, "") or "")
+
+    return json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {"name": name, "cluster": {"server": endpoint, "certificate-authority-data": cert("cluster_cert")}}
+            ],
+            "users": [
+                {
+                    "name": name,
+                    "user": {"client-certificate-data": cert("client_cert"), "client-key-data": cert("client_key")},
+                }
+            ],
+            "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+            "current-context": name,
+        }
+    )
 
 
 def _intranet_endpoint(connections: object) -> str:
