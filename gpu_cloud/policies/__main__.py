@@ -16,7 +16,7 @@ from gpucloud_rules import (  # type: ignore[import-not-found]
     required_tags,
     tls_1_3,
 )
-from gpucloud_rules.sdk import to_policy  # type: ignore[import-not-found]
+from gpucloud_rules.sdk import share_decoding, to_policy  # type: ignore[import-not-found]
 from pulumi_policy import EnforcementLevel, PolicyPack
 
 RULES = [
@@ -32,6 +32,7 @@ RULES = [
     kubernetes_version_support.RULE,
 ]
 
+share_decoding()
 PolicyPack(
     name="gpu-cloud-policies",
     enforcement_level=EnforcementLevel.MANDATORY,

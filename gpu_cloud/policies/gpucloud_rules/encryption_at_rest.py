@@ -21,7 +21,7 @@ from .values import (
     as_text,
     entries,
     equals,
-    is_set,
+    has_reference,
 )
 
 __all__ = ["RULE", "check", "check_resource"]
@@ -78,7 +78,9 @@ def _eks_cluster(props: Props) -> bool:
     def encrypts_secrets(path: str, config: object) -> bool:
         entry = as_object(config, path)
         key = as_object(entry.get("provider"), f"{path}.provider").get("keyArn")
-        return is_set(key) and any_entry(entry.get("resources"), f"{path}.resources", _is_secrets)
+        return has_reference(key, f"{path}.provider.keyArn") and any_entry(
+            entry.get("resources"), f"{path}.resources", _is_secrets
+        )
 
     return any_entry(props.get("encryptionConfig"), "encryptionConfig", encrypts_secrets)
 
@@ -142,7 +144,9 @@ def _uses_kms(rule_value: object, path: str) -> bool:
         p = f"{p}.applyServerSideEncryptionByDefault"
         default = as_object(as_object(rule, p).get("applyServerSideEncryptionByDefault"), p)
         algorithm = as_text(default.get("sseAlgorithm"), f"{p}.sseAlgorithm")
-        return (algorithm or "").lower() in KMS_ALGORITHMS and is_set(default.get("kmsMasterKeyId"))
+        return (algorithm or "").lower() in KMS_ALGORITHMS and has_reference(
+            default.get("kmsMasterKeyId"), f"{p}.kmsMasterKeyId"
+        )
 
     return any_entry(rule_value, path, one)
 

@@ -16,6 +16,7 @@ from .values import (
     as_object,
     as_text,
     equals,
+    has_reference,
     is_set,
 )
 
@@ -47,7 +48,7 @@ def _aws_instance(props: Props) -> bool:
         return True
     # Unset ("" included) and without a subnet the instance lands in the default VPC, which assigns public IPs.
     unset = as_bool(props.get("associatePublicIpAddress"), "associatePublicIpAddress") is None
-    return unset and not is_set(props.get("subnetId"))
+    return unset and not has_reference(props.get("subnetId"), "subnetId")
 
 
 def _aws_launch_template(props: Props) -> bool:
@@ -126,7 +127,12 @@ _SURFACES: Mapping[str, tuple[Callable[[Props], bool], str]] = {
         "subnet has mapPublicIpOnLaunch true",
     ),
     "aws:ec2/eip:Eip": (
-        lambda p: is_set(p.get("instance")) or is_set(p.get("networkInterface")),
+        lambda p: any_true(
+            (
+                lambda: has_reference(p.get("instance"), "instance"),
+                lambda: has_reference(p.get("networkInterface"), "networkInterface"),
+            )
+        ),
         "elastic IP is attached to an instance or network interface (only NAT gateway EIPs are allowed)",
     ),
     "aws:ec2/eipAssociation:EipAssociation": (_always, "elastic IP associations are not allowed"),

@@ -80,7 +80,12 @@ def _is_wildcard_action(path: str, value: object) -> bool:
 
 
 def grants_admin(document: Mapping[str, Any], path: str) -> list[str]:
-    """Statements of an IAM/RAM policy document allowing "*" or "<service>:*" actions on resource "*"."""
+    """Statements of an IAM/RAM policy document allowing "*" or "<service>:*" actions on resource "*".
+
+    Raises `Undecided` for a document without ``Statement``, which IAM and RAM reject: not one that grants nothing.
+    """
+    if document.get("Statement") is None:
+        raise Undecided(f"{path}.Statement", "is not set")
     findings = Findings()
     for spath, statement in entries(document.get("Statement"), f"{path}.Statement"):
 

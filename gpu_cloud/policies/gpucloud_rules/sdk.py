@@ -11,6 +11,12 @@ Responsibilities, in order, for every evaluation:
 4. report findings: at the policy's level, or as an advisory note when the URN is exempted (the note
    carries the reason) or the rule marks the finding advisory.
 
+Speed (`share_decoding`): pulumi-policy's servicer decodes a resource's properties (``MessageToDict``,
+``deserialize_properties``, ``unknown_checking_proxy``) and its provider's again for *every* policy,
+before any policy can look at the type, and ``AnalyzeStack`` decodes every resource of the stack once per
+stack policy. Within one Analyze or AnalyzeStack call the pack decodes each message once and hands every
+policy the same (read-only) values; what each policy is given, and so what it reports, is unchanged.
+
 Should this adapter itself fail (a bug, or an SDK that changed), it raises `PolicyFailed` naming the
 policy, so the engine (or ``gpucloud plan``, exit status 2) says which policy failed and why.
 
@@ -26,11 +32,16 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Iterator, Mapping
+import sys
+import threading
+import types
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import pulumi
+import pulumi_policy.policy as sdk_policy
 from pulumi_policy import (
     EnforcementLevel,
     Policy,
@@ -57,7 +68,7 @@ from .rule import (
     run_stack_rule,
 )
 
-__all__ = ["PolicyFailed", "to_policy"]
+__all__ = ["PolicyFailed", "share_decoding", "to_policy"]
 
 
 class PolicyFailed(RuntimeError):
@@ -200,10 +211,21 @@ _DEFAULT_PROVIDER_SETTINGS = ("defaultTags", "region")
 def _provider_props(resource_type: str, provider: PolicyProviderResource | None) -> dict[str, Any]:
     """The inputs of a resource's provider; for a default provider, its settings from stack config."""
     if provider is not None:
-        props = _plain(provider.props)
-    else:
-        config = pulumi.Config(resource_type.split(":", 1)[0])
-        props = {key: config.get(key) for key in _DEFAULT_PROVIDER_SETTINGS}
+        return _shared(provider.props, _provider_inputs)
+    package = sys.intern(resource_type.split(":", 1)[0])  # one object per package: shared by identity
+    return _shared(package, _default_provider_settings)
+
+
+def _provider_inputs(props: Mapping[str, Any]) -> dict[str, Any]:
+    return _decoded_objects(_plain(props))
+
+
+def _default_provider_settings(package: str) -> dict[str, Any]:
+    config = pulumi.Config(package)
+    return _decoded_objects({key: config.get(key) for key in _DEFAULT_PROVIDER_SETTINGS})
+
+
+def _decoded_objects(props: Mapping[str, Any]) -> dict[str, Any]:
     # Provider inputs that are objects may travel as JSON strings (provider config is stringly typed).
     return {key: _json_object(value) for key, value in props.items() if value is not None}
 
@@ -215,3 +237,104 @@ def _json_object(value: Any) -> Any:
         except ValueError:
             return value
     return value
+
+
+_V = TypeVar("_V")
+_T = TypeVar("_T")
+_call = threading.local()
+"""Per servicer thread: ``memo``, the values decoded during the current Analyze or AnalyzeStack call."""
+
+
+def _shared(value: _V, build: Callable[[_V], _T], kind: object = None) -> _T:
+    """``build(value)``, computed once per Analyze/AnalyzeStack call for the same ``value`` object.
+
+    ``kind`` (default: ``build`` itself) tells apart what is built from the same value. The entry keeps
+    ``value`` alive, so its ``id`` cannot be reused within the call. Outside a call (and so wherever
+    `share_decoding` is not installed) it simply builds.
+    """
+    memo: dict[tuple[int, int], tuple[Any, Any]] | None = getattr(_call, "memo", None)
+    if memo is None:
+        return build(value)
+    key = (id(build if kind is None else kind), id(value))
+    entry = memo.get(key)
+    if entry is None or entry[0] is not value:
+        entry = memo[key] = (value, build(value))
+    result: _T = entry[1]
+    return result
+
+
+def _once_per_call(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function``, decoding each value once per call when it is given that one argument only."""
+
+    def decode(value: Any, *rest: Any, **options: Any) -> Any:
+        if rest or options:
+            return function(value, *rest, **options)
+        return _shared(value, function)
+
+    return decode
+
+
+def _once_per_request_part(method: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """A servicer method of one request (or one resource of it), computed once per call for all policies."""
+
+    def read(self: Any, part: Any) -> Any:
+        return _shared(part, partial(method, self), kind=method)
+
+    return read
+
+
+def _within_call(method: Callable[..., Any]) -> Callable[..., Any]:
+    def handle(self: Any, request: Any, context: Any) -> Any:
+        _call.memo = {}
+        try:
+            return method(self, request, context)
+        finally:
+            _call.memo = None
+
+    return handle
+
+
+_DECODERS = ("deserialize_properties", "unknown_checking_proxy")
+"""The functions of ``pulumi_policy.policy`` that decode a value its servicer read with ``MessageToDict``."""
+_READERS = ("_get_resource_options", "_get_provider_resource")
+"""The servicer's methods that read a resource's options and provider, once per policy."""
+
+
+def share_decoding() -> bool:
+    """Make the pack decode each resource once per Analyze/AnalyzeStack call instead of once per policy.
+
+    Call it before constructing the `PolicyPack`. It replaces, in ``pulumi_policy.policy`` only, the three
+    decoding functions its servicer calls with ones that reuse a value decoded earlier in the same call,
+    and the servicer class with a subclass that scopes that reuse to each call. If that module is not laid
+    out as expected (another pulumi-policy version), nothing changes: same results, at the SDK's speed.
+
+    Returns:
+        Whether it was installed.
+    """
+    servicer = getattr(sdk_policy, "_PolicyAnalyzerServicer", None)
+    if servicer is None or not all(hasattr(sdk_policy, name) for name in ("json_format", *_DECODERS)):
+        return False
+    if not all(hasattr(servicer, name) for name in ("Analyze", "AnalyzeStack", *_READERS)):
+        return False
+    if getattr(servicer, "_decodes_once", False):
+        return True
+    json_format = sdk_policy.json_format  # type: ignore[attr-defined]
+    shim = types.ModuleType(json_format.__name__)
+    shim.__dict__.update(vars(json_format), MessageToDict=_once_per_call(json_format.MessageToDict))
+    replacements = {
+        "json_format": shim,
+        **{name: _once_per_call(getattr(sdk_policy, name)) for name in _DECODERS},
+        "_PolicyAnalyzerServicer": type(
+            servicer.__name__,
+            (servicer,),
+            {
+                "_decodes_once": True,
+                "Analyze": _within_call(servicer.Analyze),
+                "AnalyzeStack": _within_call(servicer.AnalyzeStack),
+                **{name: _once_per_request_part(getattr(servicer, name)) for name in _READERS},
+            },
+        ),
+    }
+    for name, value in replacements.items():
+        setattr(sdk_policy, name, value)
+    return True

@@ -127,12 +127,15 @@ def as_number(value: Any, path: str) -> float | None:
 
 
 def as_text(value: Any, path: str) -> str | None:
-    """A string; None if unset (absent or ""). Numbers and booleans are rendered as the engine would."""
+    """A string; None if unset (absent or ""). Numbers and booleans are rendered as the engine would;
+    an object or a list is not a string (`Undecided`)."""
     value = _known(value, path)
     if value is None or value == "":
         return None
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, Mapping | list | tuple):
+        raise Undecided(path, f"is not a string (got {value!r})")
     return str(value)
 
 
@@ -144,18 +147,28 @@ def as_object(value: Any, path: str) -> Mapping[str, Any]:
     if isinstance(value, Mapping):
         return value
     if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 1:
-        return as_object(value[0], f"{path}[0]")
+        # One level only: a list of one list of an object is not an object.
+        element = _known(value[0], f"{path}[0]")
+        if isinstance(element, Mapping):
+            return element
     raise Undecided(path, f"is not an object (got {value!r})")
 
 
 def entries(value: Any, path: str) -> list[tuple[str, Any]]:
-    """Every element of a list with its path; a single value counts as a one-element list."""
+    """Every element of a list with its path; a single value counts as a one-element list.
+
+    No property a rule reads is a list of lists: an element that is a list raises `Undecided`.
+    """
     value = _known(value, path)
     if value is None:
         return []
-    if isinstance(value, Sequence) and not isinstance(value, str):
-        return [(f"{path}[{i}]", item) for i, item in enumerate(value)]
-    return [(f"{path}[0]", value)]
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        return [(f"{path}[0]", value)]
+    found = [(f"{path}[{i}]", item) for i, item in enumerate(value)]
+    for item_path, item in found:
+        if isinstance(item, list | tuple):
+            raise Undecided(item_path, f"is a list inside a list (got {item!r})")
+    return found
 
 
 def equals(value: Any, expected: str, path: str) -> bool:
