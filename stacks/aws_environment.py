@@ -28,6 +28,7 @@ from gpu_cloud.components.aws import (
     SpotGpuGroup,
     SpotGpuGroupArgs,
 )
+from gpu_cloud.components.aws.expander import expander_priorities, expander_problems, node_group_names
 from gpu_cloud.components.aws.identity import (
     checkpoint_statements,
     cluster_autoscaler_statements,
@@ -35,12 +36,16 @@ from gpu_cloud.components.aws.identity import (
 )
 from gpu_cloud.components.k8s.addons import AUTOSCALER_SERVICE_ACCOUNT, SYSTEM_NAMESPACE
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
-from gpu_cloud.components.spec import EgressMode, NetworkSpec, PeeringSpec, StackConfig
+from gpu_cloud.components.spec import ConfigError, EgressMode, NetworkSpec, PeeringSpec, StackConfig
 
 
 def build(config: StackConfig) -> None:
     """Declare the environment's AWS resources and its Kubernetes layer, and export its outputs."""
     kubernetes_layer.check(config)
+    priorities = expander_priorities(config.spot_groups)
+    problems = expander_problems(node_group_names(config), priorities)
+    if problems:
+        raise ConfigError(problems)
     tags = aws.ProviderDefaultTagsArgs(tags=config.tags)
     provider = aws.Provider("aws", region=config.region, default_tags=tags)
     opts = pulumi.ResourceOptions(provider=provider)
@@ -148,6 +153,7 @@ def build(config: StackConfig) -> None:
             ready=[cluster, *deploy_path],
             pools=pools,
             cluster_name=cluster.cluster_name,
+            expander_priorities=priorities,
             addon_identities=addon_identities,
             training_identities=training_identities,
             model_bucket=model_bucket,

@@ -39,6 +39,8 @@ class ClusterHandle:
     """The node pool and spot group components by spec name: every object waits for them."""
     cluster_name: pulumi.Input[str] | None = None
     """AWS: the EKS cluster's name (cluster autoscaler auto-discovery)."""
+    expander_priorities: Mapping[str, Sequence[str]] | None = None
+    """AWS: the cluster autoscaler's priority expander config for the cluster's node groups."""
     addon_identities: Sequence[pulumi.Resource] = ()
     """Workload identities the add-ons' pods need at creation (AWS: the autoscaler's Pod Identity association)."""
     training_identities: Sequence[pulumi.Resource] = field(default_factory=list)
@@ -118,6 +120,7 @@ def build(config: StackConfig, cluster: ClusterHandle) -> GpuRbac:
             pools=list(pools.values()),
             cluster_name=cluster.cluster_name,
             region=config.region if cluster.cluster_name is not None else None,
+            expander_priorities=cluster.expander_priorities,
         ),
         opts=opts(),
     )

@@ -66,6 +66,20 @@ _EKS_AMI_CHANGELOG = (
     "https://github.com/awslabs/amazon-eks-ami/blob/81fec2e895854f599974fe4d3d72f61c0a9aaffa/CHANGELOG.md"
 )
 
+EKS_NODE_MONITORING_AGENT_ADDON: dict[str, str] = {
+    # EKS User Guide, "Amazon EKS add-ons" (awsdocs/amazon-eks-user-guide latest/ug/workloads/eks-add-ons.adoc):
+    # "The Amazon EKS add-on name is eks-node-monitoring-agent"; node-health.adoc: node auto repair reacts to the
+    # agent's conditions, AcceleratedHardwareReady among them (NVIDIA XID errors). Version: aws/eks-node-monitoring-
+    # agent tag v1.7.0 (2026-08-04), charts/eks-node-monitoring-agent/values.yaml nodeAgent.image.tag
+    # v1.7.0-eksbuild.1, the add-on build of that release; its DaemonSet tolerates every taint (tolerations:
+    # operator Exists), so it runs on the tainted GPU nodes. https://github.com/aws/eks-node-monitoring-agent/blob/
+    # v1.7.0/charts/eks-node-monitoring-agent/values.yaml, read 2026-12-02. Confirm per cluster version with
+    # `aws eks describe-addon-versions --addon-name eks-node-monitoring-agent`.
+    "eks-node-monitoring-agent": "v1.7.0-eksbuild.1",
+}
+"""The EKS node monitoring agent add-on, on every cluster next to the version-specific add-ons: without it node
+auto repair sees only kubelet readiness, not GPU faults."""
+
 EKS_GPU_AMI_TYPES: dict[str, str] = {
     # EKS CreateNodegroup API, amiType: AL2023_x86_64_NVIDIA and AL2023_ARM_64_NVIDIA (botocore eks model
     # AMITypes; pulumi-aws eks.NodeGroup ami_type docs link the same list).
@@ -143,6 +157,13 @@ cluster-autoscaler-chart-9.59.0, cluster-autoscaler/charts/cluster-autoscaler/Ch
 README ``helm repo add autoscaler https://kubernetes.github.io/autoscaler``. EKS only; ACK scales node pools
 with its own managed autoscaler."""
 
+EFA_DEVICE_PLUGIN_CHART = HelmChart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.github.io/eks-charts")
+"""AWS EFA Kubernetes device plugin (advertises ``vpc.amazonaws.com/efa``, mounts /dev/infiniband): the EKS AL2023
+and Bottlerocket AMIs carry the EFA host components but not the plugin (EKS User Guide, "Manage EFA devices on
+Amazon EKS"). aws/eks-charts tag v0.0.242 (2026-08-03): stable/aws-efa-k8s-device-plugin/Chart.yaml version v0.5.30,
+appVersion v0.5.20; README ``helm repo add eks https://aws.github.io/eks-charts``.
+https://github.com/aws/eks-charts/blob/v0.0.242/stable/aws-efa-k8s-device-plugin/Chart.yaml, read 2026-12-02."""
+
 GRAFANA_DCGM_DASHBOARD = {"gnetId": 12239, "revision": 1, "datasource": "Prometheus"}
 """NVIDIA's official DCGM exporter dashboard on grafana.com (id 12239, named by the dcgm-exporter README at tag
 4.5.2-4.8.1), imported by the Grafana chart's ``dashboards`` value (gnetId/revision/datasource)."""
@@ -206,6 +227,8 @@ def pins() -> Iterator[tuple[str, str]]:
     for version, addons in EKS_ADDON_VERSIONS.items():
         for addon, addon_version in addons.items():
             yield f"eks-addon/{version}/{addon}", addon_version or "default"
+    for addon, addon_version in EKS_NODE_MONITORING_AGENT_ADDON.items():
+        yield f"eks-addon/{addon}", addon_version
     for version, release in EKS_AL2023_RELEASE_VERSIONS.items():
         yield f"eks-ami/{version}", release
     for arch, ami_type in EKS_GPU_AMI_TYPES.items():
@@ -233,6 +256,7 @@ CHARTS: Final = (
     CLUSTER_AUTOSCALER_CHART,
     JOBSET_CHART,
     KUEUE_CHART,
+    EFA_DEVICE_PLUGIN_CHART,
 )
 """Every Helm chart the Kubernetes layer installs."""
 
@@ -242,6 +266,9 @@ PIN_SOURCES: Final[Mapping[str, PinSource]] = {
     "eks-addon/1.35/coredns": PinSource(_EKS_COREDNS),
     "eks-addon/1.35/kube-proxy": PinSource(_EKS_KUBE_PROXY),
     "eks-addon/1.35/eks-pod-identity-agent": PinSource(_EKS_DEFAULT_ADDON),
+    "eks-addon/eks-node-monitoring-agent": PinSource(
+        f"{_GH}/aws/eks-node-monitoring-agent/blob/v1.7.0/charts/eks-node-monitoring-agent/values.yaml"
+    ),
     "eks-ami/1.35": PinSource(_EKS_AMI_CHANGELOG),
     "eks-ami-type/x86_64": PinSource("https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html"),
     "eks-ami-type/arm64": PinSource("https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html"),
@@ -262,6 +289,9 @@ PIN_SOURCES: Final[Mapping[str, PinSource]] = {
     ),
     "chart/cluster-autoscaler": PinSource(
         f"{_GH}/kubernetes/autoscaler/blob/cluster-autoscaler-chart-9.59.0/cluster-autoscaler/charts/cluster-autoscaler/Chart.yaml"
+    ),
+    "chart/aws-efa-k8s-device-plugin": PinSource(
+        f"{_GH}/aws/eks-charts/blob/v0.0.242/stable/aws-efa-k8s-device-plugin/Chart.yaml"
     ),
     "grafana-dashboard/dcgm": PinSource(f"{_GH}/NVIDIA/dcgm-exporter/blob/4.5.2-4.8.1/README.md"),
     "image/tensorflow-serving-gpu": PinSource(

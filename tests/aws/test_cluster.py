@@ -31,7 +31,7 @@ def test_children() -> None:
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
         "aws:ec2/launchTemplate:LaunchTemplate": 1,
         "aws:eks/nodeGroup:NodeGroup": 1,
-        "aws:eks/addon:Addon": 4,
+        "aws:eks/addon:Addon": 5,
     }
 
 
@@ -155,6 +155,8 @@ def test_addons_are_pinned_from_versions() -> None:
         "coredns": "v1.14.3-eksbuild.3",
         "kube-proxy": "v1.35.3-eksbuild.13",
         "eks-pod-identity-agent": None,
+        # Node auto repair acts on GPU faults only through this agent's AcceleratedHardwareReady condition.
+        "eks-node-monitoring-agent": "v1.7.0-eksbuild.1",
     }
     assert {a["clusterName"] for a in addons.values()} == {"gpu"}
 

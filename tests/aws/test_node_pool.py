@@ -178,6 +178,8 @@ def test_node_group_is_tainted_labelled_and_pinned() -> None:
         "gpucloud.io/gpu-class": "nvidia-a10g",
         "gpucloud.io/pool": "infer",
         "gpucloud.io/purpose": "inference",
+        # The autoscaler's GPU label: the node counts as a GPU node before the device plugin starts.
+        "k8s.amazonaws.com/accelerator": "nvidia-a10g",
         "team": "vision",
     }
     assert inputs["amiType"] == "AL2023_x86_64_NVIDIA"

@@ -12,6 +12,9 @@ GPU_TOLERATIONS = [
 ]
 
 
+PRIORITIES = {"50": ["^eks-a-spot-x$"], "10": [".*"]}
+
+
 def _aws(**changes):
     fields = {
         "addons": AddonsSpec(),
@@ -19,6 +22,7 @@ def _aws(**changes):
         "pools": (inference_pool(gpu_time_slicing_replicas=4), spot_group()),
         "cluster_name": "gpu-dev",
         "region": "us-east-1",
+        "expander_priorities": PRIORITIES,
     }
     return GpuAddonsArgs(**(fields | changes))
 
@@ -141,7 +145,9 @@ def test_autoscaler_prefers_spot_then_fallback_and_scales_down():
     assert values["rbac"]["serviceAccount"] == {"name": "cluster-autoscaler"}
     assert values["extraArgs"]["expander"] == "priority"
     assert values["extraArgs"]["scale-down-enabled"] == "true"
-    assert values["expanderPriorities"] == {"50": [".*\\-spot.*"], "20": [".*\\-ondemand.*"], "10": [".*"]}
+    # GPU nodes whose pods request under 30 % of their GPUs are scale-down candidates (the idle threshold).
+    assert values["extraArgs"]["scale-down-gpu-utilization-threshold"] == "0.3"
+    assert values["expanderPriorities"] == PRIORITIES
 
 
 def test_alerts_fire_on_an_idle_pool_and_on_xid_errors():
@@ -159,11 +165,12 @@ def test_monitoring_namespace_is_valid_kubernetes():
 
 
 def test_autoscaler_without_its_aws_inputs_is_refused():
-    args = _aws(cluster_name=None, region=None)
+    args = _aws(cluster_name=None, region=None, expander_priorities=None)
     message, plan = refused(lambda opts: GpuAddons("addons", args, opts=opts))
     assert message == (
         "cluster_name: required for the cluster autoscaler on aws (got null)\n"
-        "region: required for the cluster autoscaler on aws (got null)"
+        "region: required for the cluster autoscaler on aws (got null)\n"
+        "expander_priorities: required for the cluster autoscaler on aws (got null)"
     )
     assert children(plan) == []
 
@@ -198,3 +205,30 @@ def test_control_plane_targets_the_managed_clouds_hide_are_not_scraped(cloud):
     # The API server and the kubelets are reachable on both clouds and stay scraped (chart defaults).
     assert "kubeApiServer" not in values
     assert "kubelet" not in values
+
+
+def _efa_training_pool():
+    return inference_pool(
+        name="train-p5", purpose="training", instance_types=("p5.48xlarge",), efa=True, zones=("us-east-1a",)
+    )
+
+
+def test_efa_device_plugin_runs_only_on_the_efa_pools_and_tolerates_their_taints():
+    plan = _plan(_aws(pools=(_efa_training_pool(), inference_pool(), spot_group())))
+    release = one(plan, "addons-aws-efa-k8s-device-plugin").inputs
+    assert (release["chart"], release["version"], release["namespace"]) == (
+        "aws-efa-k8s-device-plugin",
+        "v0.5.30",
+        "kube-system",
+    )
+    assert release["repositoryOpts"] == {"repo": "https://aws.github.io/eks-charts"}
+    assert release["values"] == {
+        "tolerations": GPU_TOLERATIONS,
+        # Rendered by the chart as nodeAffinity "gpucloud.io/pool In [train-p5]".
+        "supportedInstanceLabels": {"keys": [labels.POOL_LABEL], "values": ["train-p5"]},
+    }
+
+
+def test_no_efa_pool_no_efa_device_plugin():
+    names = [name for _, name in kinds(_plan(_aws()))]
+    assert "addons-aws-efa-k8s-device-plugin" not in names

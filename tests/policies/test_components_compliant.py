@@ -20,6 +20,7 @@ from gpu_cloud.components import alicloud as ali
 from gpu_cloud.components import aws as amz
 from gpu_cloud.components import k8s as kube
 from gpu_cloud.components.alicloud.identity import checkpoint_policy
+from gpu_cloud.components.aws.expander import expander_priorities
 from gpu_cloud.components.aws.identity import cluster_autoscaler_statements
 from gpu_cloud.components.spec import (
     AccessSpec,
@@ -221,6 +222,7 @@ def _kubernetes() -> None:
             pools=[inference],
             cluster_name="gpu",
             region="us-east-1",
+            expander_priorities=expander_priorities([]),
         ),
         opts=opts,
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from gpu_cloud.components.aws.expander import priority_of
 from gpu_cloud.planner.cli import POLICY_PACK
 from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.model import RecordedResource, Violation
@@ -41,7 +42,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 1,
         "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 1,
         "aws:eks/accessEntry:AccessEntry": 2,
-        "aws:eks/addon:Addon": 4,
+        "aws:eks/addon:Addon": 5,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 3,
         "aws:eks/podIdentityAssociation:PodIdentityAssociation": 2,
@@ -92,7 +93,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 2,
         "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 2,
         "aws:eks/accessEntry:AccessEntry": 2,
-        "aws:eks/addon:Addon": 4,
+        "aws:eks/addon:Addon": 5,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 4,
         "aws:eks/podIdentityAssociation:PodIdentityAssociation": 3,
@@ -116,7 +117,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:core/v1:ResourceQuota": 1,
         "kubernetes:core/v1:Service": 1,
         "kubernetes:core/v1:ServiceAccount": 2,
-        "kubernetes:helm.sh/v3:Release": 7,
+        "kubernetes:helm.sh/v3:Release": 8,
         "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": 1,
         "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": 1,
         "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor": 1,
@@ -149,7 +150,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 2,
         "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 2,
         "aws:eks/accessEntry:AccessEntry": 2,
-        "aws:eks/addon:Addon": 4,
+        "aws:eks/addon:Addon": 5,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 5,
         "aws:eks/podIdentityAssociation:PodIdentityAssociation": 3,
@@ -173,7 +174,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:core/v1:ResourceQuota": 1,
         "kubernetes:core/v1:Service": 1,
         "kubernetes:core/v1:ServiceAccount": 2,
-        "kubernetes:helm.sh/v3:Release": 7,
+        "kubernetes:helm.sh/v3:Release": 8,
         "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": 2,
         "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": 2,
         "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor": 3,
@@ -520,3 +521,66 @@ def test_prod_cn_grants_bind_cluster_roles_and_namespaces_the_plan_declares() ->
 
 
 CLUSTER_ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
+
+
+LEGACY_PRIORITIES = {"50": [".*\\-spot.*"], "20": [".*\\-ondemand.*"], "10": [".*"]}
+"""The expander config before exact patterns: unanchored, so ``x-spot-ondemand`` matched the spot pattern too."""
+
+
+def _expander_ranking_problems(stack: str, priorities: dict[str, list[str]]) -> list[str]:
+    """Apply the priority expander's rule (components.aws.expander.priority_of: highest priority whose pattern an
+    unanchored search finds) to the ASG name EKS gives each planned node group (eks-<nodegroup>-<uuid>); what keeps
+    a spot group from ranking strictly above its own fall-back and every on-demand group, or leaves a group unused."""
+    uuid = "9ec6c5bb-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+    groups = {
+        r.inputs["nodeGroupName"]: r.inputs["capacityType"] for r in of_type(stack, "aws:eks/nodeGroup:NodeGroup")
+    }
+    ranks = {name: priority_of(f"eks-{name}-{uuid}", priorities) for name in groups}
+    problems = [f"{name} matches no pattern" for name, rank in ranks.items() if rank is None]
+    for spot in (n for n, capacity in groups.items() if capacity == "SPOT"):
+        for other in (n for n, capacity in groups.items() if capacity == "ON_DEMAND"):
+            if (ranks[other] or 0) >= (ranks[spot] or 0):
+                problems.append(f"{other} ({ranks[other]}) ranks as high as {spot} ({ranks[spot]})")
+    return problems
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_the_expander_ranks_every_spot_group_above_its_fall_back_and_the_on_demand_pools(stack: str) -> None:
+    values = named(stack, f"{stack}-gpu-addons-cluster-autoscaler").inputs["values"]
+    assert values["extraArgs"]["expander"] == "priority"
+    assert any(r.inputs["capacityType"] == "SPOT" for r in of_type(stack, "aws:eks/nodeGroup:NodeGroup"))
+    assert _expander_ranking_problems(stack, values["expanderPriorities"]) == []
+
+
+@pytest.mark.parametrize(
+    ("stack", "fallback", "spot"),
+    [
+        ("dev", "inference-spot-ondemand", "inference-spot-spot"),
+        ("staging", "inference-spot-ondemand", "inference-spot-spot"),
+        ("prod", "training-spot-ondemand", "training-spot-spot"),
+    ],
+)
+def test_the_same_check_fails_on_the_unanchored_spot_pattern(stack: str, fallback: str, spot: str) -> None:
+    assert f"{fallback} (50) ranks as high as {spot} (50)" in _expander_ranking_problems(stack, LEGACY_PRIORITIES)
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_the_autoscaler_template_advertises_efa_only_where_the_efa_plugin_runs_and_as_many_as_attached(
+    stack: str,
+) -> None:
+    plugin = [r for r in plan(stack).resources if r.name == f"{stack}-gpu-addons-aws-efa-k8s-device-plugin"]
+    plugin_pools = set(plugin[0].inputs["values"]["supportedInstanceLabels"]["values"]) if plugin else set()
+    if plugin:
+        assert plugin[0].inputs["values"]["supportedInstanceLabels"]["keys"] == ["gpucloud.io/pool"]
+    templates = {r.urn: r for r in of_type(stack, "aws:ec2/launchTemplate:LaunchTemplate")}
+    advertised = {}
+    for group in of_type(stack, "aws:eks/nodeGroup:NodeGroup"):
+        efa = group.inputs["tags"].get("k8s.io/cluster-autoscaler/node-template/resources/vpc.amazonaws.com/efa")
+        if efa is None:
+            continue
+        [template] = [t for urn, t in templates.items() if urn in group.dependencies]
+        devices = [i for i in template.inputs["networkInterfaces"] if i.get("interfaceType") in ("efa", "efa-only")]
+        assert int(efa) == len(devices), group.name
+        advertised[group.inputs["labels"]["gpucloud.io/pool"]] = int(efa)
+    assert set(advertised) == plugin_pools
+    assert advertised == {"dev": {}, "staging": {"training-a10g": 1}, "prod": {"training-h100": 32}}[stack]

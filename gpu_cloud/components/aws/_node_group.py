@@ -358,11 +358,19 @@ def _autoscaler_tags(cluster: str, plan: NodeGroupPlan, gpus: int, taints: Seque
     return tags
 
 
+AUTOSCALER_GPU_LABEL = "k8s.amazonaws.com/accelerator"
+"""The cluster autoscaler's GPU label on AWS (cluster-autoscaler-1.35.0, the pinned chart's appVersion, and
+1.31.0: cloudprovider/aws/aws_cloud_provider.go ``GPULabel``; utils/gpu NodeHasGpu counts a node with it as a GPU
+node before the device plugin advertises ``nvidia.com/gpu``, so the autoscaler waits instead of scaling out again:
+cloudprovider/aws/README.md, "Special note on GPU instances"; read 2026-12-02). Set through the node group labels."""
+
+
 def node_labels(name: str, purpose: str, gpu_class: str, capacity: str, extra: Mapping[str, str]) -> dict[str, str]:
-    """The shared node labels (components.labels) plus ``extra``."""
+    """The shared node labels (components.labels), the autoscaler's GPU label, plus ``extra``."""
     return {
         labels.PURPOSE_LABEL: purpose,
         labels.GPU_CLASS_LABEL: labels.label_value(gpu_class),
+        AUTOSCALER_GPU_LABEL: labels.label_value(gpu_class),
         labels.POOL_LABEL: name,
         labels.CAPACITY_LABEL: capacity,
         **extra,

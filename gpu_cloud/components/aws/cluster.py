@@ -16,7 +16,12 @@ from gpu_cloud.components.aws._node_group import NodeGroupPlan, NodeGroupTarget,
 from gpu_cloud.components.aws.kms import key_use_statement
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.spec import SYSTEM_POOL_NAME, ClusterSpec, ConfigError, Problem, system_pool_problems
-from gpu_cloud.components.versions import EKS_ADDON_VERSIONS, EKS_UPGRADE_POLICY, version_problem
+from gpu_cloud.components.versions import (
+    EKS_ADDON_VERSIONS,
+    EKS_NODE_MONITORING_AGENT_ADDON,
+    EKS_UPGRADE_POLICY,
+    version_problem,
+)
 
 __all__ = ["CONTROL_PLANE_LOG_TYPES", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]
 
@@ -255,4 +260,4 @@ def _check(args: GpuClusterArgs) -> dict[str, str | None]:
         problems.append(Problem("kmsKeyAlias", "not an alias name (alias/...)", args.kms_key_alias))
     if problems:
         raise ConfigError(problems)
-    return EKS_ADDON_VERSIONS[version]
+    return {**EKS_ADDON_VERSIONS[version], **EKS_NODE_MONITORING_AGENT_ADDON}

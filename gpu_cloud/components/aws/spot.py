@@ -16,6 +16,7 @@ from gpu_cloud.components.aws._node_group import (
     node_role,
     plan_problems,
 )
+from gpu_cloud.components.aws.expander import spot_node_group_names
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.spec import ConfigError, Problem, SpotGroupSpec, spot_problems
 
@@ -41,9 +42,10 @@ class SpotGpuGroup(pulumi.ComponentResource):
     """A SPOT node group ``<spec.name>-spot`` and its on-demand fall-back ``<spec.name>-ondemand`` (min 0).
 
     The cluster autoscaler's priority expander prefers the spot group and scales the fall-back when spot
-    capacity runs out. Spot nodes are labelled ``gpucloud.io/capacity=spot`` and tainted so that only
-    preemptible workloads land there. Children: the node role (unless given), then ``<name>-spot-lt``,
-    ``<name>-spot`` and ``<name>-ondemand-lt``, ``<name>-ondemand``.
+    capacity runs out (components.aws.expander: exact patterns of both groups' ASG names). Spot nodes are
+    labelled ``gpucloud.io/capacity=spot`` and tainted so that only preemptible workloads land there. Children:
+    the node role (unless given), then ``<name>-spot-lt``, ``<name>-spot`` and ``<name>-ondemand-lt``,
+    ``<name>-ondemand``.
     """
 
     spot_node_group_name: str
@@ -83,9 +85,10 @@ def spot_plans(spec: SpotGroupSpec, target: NodeGroupTarget) -> list[NodeGroupPl
     types = catalog_types(spec.instance_types)
     gpu_class = types[0].gpu_class
     purpose = spec.purpose.value
+    spot_name, fallback_name = spot_node_group_names(spec)
     spot = NodeGroupPlan(
         suffix="spot",
-        node_group_name=f"{spec.name}{labels.SPOT_SUFFIX}",
+        node_group_name=spot_name,
         instance_types=types,
         capacity_type="SPOT",
         min_size=spec.min_size,
@@ -96,11 +99,11 @@ def spot_plans(spec: SpotGroupSpec, target: NodeGroupTarget) -> list[NodeGroupPl
         labels=node_labels(spec.name, purpose, gpu_class, SPOT_TAINT_VALUE, {}),
         taints=((labels.SPOT_TAINT_KEY, SPOT_TAINT_VALUE),),
     )
-    if not spec.on_demand_fallback:
+    if fallback_name is None:
         return [spot]
     fallback = NodeGroupPlan(
         suffix="ondemand",
-        node_group_name=f"{spec.name}{labels.FALLBACK_SUFFIX}",
+        node_group_name=fallback_name,
         instance_types=types,
         capacity_type="ON_DEMAND",
         min_size=0,

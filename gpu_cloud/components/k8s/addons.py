@@ -8,8 +8,7 @@ autoscaler) is not installed: ``components.k8s.clouds`` decides.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,12 +19,11 @@ import yaml
 from gpu_cloud.components import labels, versions
 from gpu_cloud.components.k8s.clouds import profile
 from gpu_cloud.components.k8s.cuda import ImageFamily, image_family
-from gpu_cloud.components.k8s.monitoring import adapter_rules, alert_groups
+from gpu_cloud.components.k8s.monitoring import IDLE_GPU_PERCENT, adapter_rules, alert_groups
 from gpu_cloud.components.k8s.scheduling import daemonset_tolerations
 from gpu_cloud.components.spec import AddonsSpec, Cloud, ConfigError, GpuNodePoolSpec, Problem, SpotGroupSpec
 
 __all__ = [
-    "AUTOSCALER_PRIORITIES",
     "AUTOSCALER_SERVICE_ACCOUNT",
     "MONITORING_NAMESPACE",
     "SYSTEM_NAMESPACE",
@@ -62,26 +60,21 @@ kube-proxy on EKS binds its metrics to 127.0.0.1:10249 (aws/containers-roadmap#6
 #977, "connection refused" on EKS); on ACK no documented metrics endpoint of kube-proxy was found, so it is off too
 rather than an alert that may fire forever."""
 
-AUTOSCALER_PRIORITIES: dict[str, list[str]] = {
-    "50": [f".*{re.escape(labels.SPOT_SUFFIX)}.*"],
-    "20": [f".*{re.escape(labels.FALLBACK_SUFFIX)}.*"],
-    "10": [".*"],
-}
-"""Priority expander: spot node groups first, their on-demand fall-back next, any other group last (higher wins;
-the autoscaler backs off a group that cannot scale and tries the next). Node group names (EKS: the ASG name
-``eks-<nodegroup>-<id>``) contain the node group name with its ``labels.SPOT_SUFFIX``/``FALLBACK_SUFFIX``. Keys are
-strings: Helm values travel as JSON, and the chart reads them with ``int``."""
-
 AUTOSCALER_ARGS: dict[str, str] = {
     "expander": "priority",
     "scale-down-enabled": "true",
     "scale-down-utilization-threshold": "0.5",
+    "scale-down-gpu-utilization-threshold": f"{IDLE_GPU_PERCENT / 100:g}",
     "scale-down-unneeded-time": "10m",
     "balance-similar-node-groups": "true",
     "skip-nodes-with-system-pods": "false",
 }
-"""cluster-autoscaler flags (chart value ``extraArgs``): priority expander, and scale-down of nodes under half
-used for 10 minutes (cluster-autoscaler FAQ flags)."""
+"""cluster-autoscaler flags (chart value ``extraArgs``, rendered as ``--<key>=<value>``): priority expander, and
+scale-down of nodes unneeded for 10 minutes: CPU nodes under half used, GPU nodes whose pods request under 30 % of
+their GPUs (``--scale-down-gpu-utilization-threshold``, cluster-autoscaler-1.35.0 (the pinned chart's appVersion)
+config/flags/flags.go, as in 1.31.0 main.go: "Sum of gpu requests of
+all pods running on the node divided by node's allocatable resource, below which a node can be considered for
+scale down ... only cares about gpu resource for accelerator node"; read 2026-12-02)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +88,8 @@ class GpuAddonsArgs:
             device plugin config).
         cluster_name: AWS: the EKS cluster name (autoscaler auto-discovery of its node groups' ASGs).
         region: AWS: the cluster's region.
+        expander_priorities: AWS: the priority expander's config, patterns of the cloud's node group ids by
+            priority (components.aws.expander: each spot group above its own fall-back).
     """
 
     addons: AddonsSpec
@@ -102,6 +97,7 @@ class GpuAddonsArgs:
     pools: Sequence[GpuNodePoolSpec | SpotGroupSpec] = ()
     cluster_name: pulumi.Input[str] | None = None
     region: str | None = None
+    expander_priorities: Mapping[str, Sequence[str]] | None = None
 
 
 def device_plugin_config(pools: Sequence[GpuNodePoolSpec | SpotGroupSpec]) -> dict[str, str]:
@@ -133,8 +129,9 @@ class GpuAddons(pulumi.ComponentResource):
     """GPU add-ons of one cluster.
 
     Children (each only when enabled and not managed by the cloud): Namespace ``monitoring``; Releases
-    ``nvidia-device-plugin`` (AWS), ``dcgm-exporter``, ``kube-prometheus-stack``, ``prometheus-adapter``,
-    ``cluster-autoscaler`` (AWS); PrometheusRule ``gpu-alerts``.
+    ``nvidia-device-plugin`` (AWS), ``aws-efa-k8s-device-plugin`` (AWS, where EFA pools exist),
+    ``dcgm-exporter``, ``kube-prometheus-stack``, ``prometheus-adapter``, ``cluster-autoscaler`` (AWS);
+    PrometheusRule ``gpu-alerts``.
     """
 
     releases: dict[str, k8s.helm.v3.Release]
@@ -147,7 +144,7 @@ class GpuAddons(pulumi.ComponentResource):
         if args.addons.prometheus_adapter and not args.addons.monitoring:
             problems.append(Problem("addons.prometheusAdapter", "needs monitoring (its Prometheus)", True))
         if install_autoscaler:
-            for field_name in ("cluster_name", "region"):
+            for field_name in ("cluster_name", "region", "expander_priorities"):
                 if getattr(args, field_name) is None:
                     problems.append(Problem(field_name, "required for the cluster autoscaler on aws", None))
         if problems:
@@ -165,6 +162,20 @@ class GpuAddons(pulumi.ComponentResource):
                     "tolerations": daemonset_tolerations(),
                     "affinity": _pool_affinity("In", sorted(p.name for p in plugin_pools)),
                     "config": {"map": device_plugin_config(plugin_pools), "default": "default"},
+                },
+            )
+        efa_pools = sorted(p.name for p in args.pools if isinstance(p, GpuNodePoolSpec) and p.efa)
+        if efa_pools:
+            # The chart's only node affinity is "<key> In <values>" for each supportedInstanceLabels key (and not EKS
+            # Auto Mode): keyed on the pool label, it runs on the EFA pools and nowhere else (aws/eks-charts v0.0.242
+            # stable/aws-efa-k8s-device-plugin templates/daemonset.yaml; it already tolerates CriticalAddonsOnly).
+            self._release(
+                name,
+                versions.EFA_DEVICE_PLUGIN_CHART,
+                SYSTEM_NAMESPACE,
+                {
+                    "tolerations": daemonset_tolerations(),
+                    "supportedInstanceLabels": {"keys": [labels.POOL_LABEL], "values": efa_pools},
                 },
             )
         if args.addons.monitoring:
@@ -205,7 +216,7 @@ class GpuAddons(pulumi.ComponentResource):
                     "rbac": {"serviceAccount": {"name": AUTOSCALER_SERVICE_ACCOUNT}},
                     "nodeSelector": SYSTEM_NODES,
                     "extraArgs": AUTOSCALER_ARGS,
-                    "expanderPriorities": AUTOSCALER_PRIORITIES,
+                    "expanderPriorities": {k: list(v) for k, v in (args.expander_priorities or {}).items()},
                 },
             )
         self.register_outputs({"releases": list(self.releases)})
