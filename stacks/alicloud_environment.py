@@ -29,7 +29,7 @@ from gpu_cloud.components.alicloud import (
     Tls13ListenerPolicyArgs,
 )
 from gpu_cloud.components.alicloud._pool import PoolArgs
-from gpu_cloud.components.alicloud.identity import checkpoint_policy, model_read_policy
+from gpu_cloud.components.alicloud.identity import checkpoint_policy, job_checkpoint_policy, model_read_policy
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from gpu_cloud.components.spec import EgressMode, NetworkSpec, PeeringSpec, StackConfig
 from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
@@ -72,6 +72,7 @@ def build(config: StackConfig) -> None:
     deploy_path = _deploy_path(config, network, cluster, provider, account_id, opts)
     training_role: RrsaRole | None = None
     inference_roles: dict[str, RrsaRole] = {}
+    job_roles: dict[str, RrsaRole] = {}
     model_bucket: pulumi.Output[str] | None = None
     if config.checkpoint_bucket is not None:
         bucket_name = f"{env}-gpu-checkpoints-{account_id}"
@@ -117,6 +118,23 @@ def build(config: StackConfig) -> None:
                 ),
                 opts,
             )
+            # Each training job reaches only its own checkpoint prefix, through its own ServiceAccount.
+            for job in config.training.jobs:
+                job_roles[job.name] = RrsaRole(
+                    f"{env}-{job.name}-identity",
+                    RrsaRoleArgs(
+                        role_name=f"{env}-{job.name}-checkpoints",
+                        namespace=config.training.namespace,
+                        service_account=job.name,
+                        oidc_provider_arn=cluster.rrsa_oidc_provider_arn,
+                        oidc_issuer_url=cluster.rrsa_oidc_issuer_url,
+                        policy_document=job_checkpoint_policy(
+                            account_id, config.region, bucket_name, job.checkpoint_prefix
+                        ),
+                        tags=tags,
+                    ),
+                    opts,
+                )
 
     tls_policy: pulumi.Output[str] | None = None
     if any(service.internal_load_balancer for service in config.inference):
@@ -139,6 +157,9 @@ def build(config: StackConfig) -> None:
             inference_identities=dict(inference_roles),
             inference_roles={name: role.role_name for name, role in inference_roles.items()},
             inference_tls_policy=tls_policy,
+            checkpoint_uri=pulumi.Output.concat("oss://", model_bucket) if model_bucket is not None else None,
+            job_identities=dict(job_roles),
+            job_roles={name: role.role_name for name, role in job_roles.items()},
             load_balancer_zone_maps=zone_maps,
         ),
     )

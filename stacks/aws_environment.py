@@ -32,6 +32,7 @@ from gpu_cloud.components.aws.expander import expander_priorities, expander_prob
 from gpu_cloud.components.aws.identity import (
     checkpoint_statements,
     cluster_autoscaler_statements,
+    job_checkpoint_statements,
     model_read_statements,
 )
 from gpu_cloud.components.k8s.addons import AUTOSCALER_SERVICE_ACCOUNT, SYSTEM_NAMESPACE
@@ -101,6 +102,7 @@ def build(config: StackConfig) -> None:
             )
         )
     training_identities: list[pulumi.Resource] = []
+    job_identities: dict[str, pulumi.Resource] = {}
     inference_identities: dict[str, pulumi.Resource] = {}
     model_bucket: pulumi.Output[str] | None = None
     if config.checkpoint_bucket is not None:
@@ -142,6 +144,18 @@ def build(config: StackConfig) -> None:
                     opts=opts,
                 )
             )
+            # Each training job reaches only its own checkpoint prefix, through its own ServiceAccount.
+            for job in config.training.jobs:
+                job_identities[job.name] = PodIdentityRole(
+                    f"{env}-{job.name}-identity",
+                    PodIdentityRoleArgs(
+                        cluster_name=cluster.cluster_name,
+                        namespace=config.training.namespace,
+                        service_account=job.name,
+                        statements=job_checkpoint_statements(prefix, key.alias_name, job.checkpoint_prefix),
+                    ),
+                    opts=opts,
+                )
     if config.peering is not None:
         _peer(env, config, config.peering, network, tags, opts)
     deploy_path = _deploy_path(config, network, cluster, opts)
@@ -158,6 +172,8 @@ def build(config: StackConfig) -> None:
             training_identities=training_identities,
             model_bucket=model_bucket,
             inference_identities=inference_identities,
+            checkpoint_uri=pulumi.Output.concat("s3://", model_bucket) if model_bucket is not None else None,
+            job_identities=job_identities,
         ),
     )
 

@@ -14,9 +14,13 @@ from gpu_cloud.components.k8s import (
     GpuRbacArgs,
     InferenceService,
     InferenceServiceArgs,
+    PoolAcceptanceTest,
+    PoolAcceptanceTestArgs,
     PriorityClasses,
     TrainingDefaults,
     TrainingDefaultsArgs,
+    TrainingJob,
+    TrainingJobArgs,
     TrainingQueues,
     TrainingQueuesArgs,
     cuda_problems,
@@ -60,6 +64,12 @@ class ClusterHandle:
     """ACK: the NLB security policy (TLS 1.3 only) of the inference endpoints' TLS listeners."""
     load_balancer_zone_maps: pulumi.Input[str] | None = None
     """ACK: ``zone:vswitch`` pairs of the inference endpoints' NLBs."""
+    checkpoint_uri: pulumi.Input[str] | None = None
+    """The checkpoint bucket as a URI root (``s3://<bucket>`` or ``oss://<bucket>``), for training jobs."""
+    job_identities: Mapping[str, pulumi.Resource] = field(default_factory=dict)
+    """Per training job name, its own checkpoint identity (Pod Identity role or RRSA role component)."""
+    job_roles: Mapping[str, str] = field(default_factory=dict)
+    """ACK: per training job name, the RAM role its ServiceAccount names."""
 
 
 def problems(config: StackConfig, driver_version: str | None = None) -> list[Problem]:
@@ -100,6 +110,7 @@ def build(config: StackConfig, cluster: ClusterHandle) -> GpuRbac:
         *cluster.pools.values(),
         *cluster.addon_identities,
         *cluster.training_identities,
+        *cluster.job_identities.values(),
         *cluster.inference_identities.values(),
     ]
     provider = k8s.Provider(
@@ -158,11 +169,30 @@ def build(config: StackConfig, cluster: ClusterHandle) -> GpuRbac:
             opts=opts(rbac),
         )
         if config.training.queues:
-            TrainingQueues(
+            queues = TrainingQueues(
                 f"{env}-training-queues",
                 TrainingQueuesArgs(training=config.training, pools=training_pools),
                 opts=opts(rbac),
             )
+            for job in config.training.jobs:
+                TrainingJob(
+                    f"{env}-{job.name}",
+                    TrainingJobArgs(
+                        job=job,
+                        pool=pools[job.pool],
+                        training=config.training,
+                        cloud=config.cloud,
+                        checkpoint_uri=pulumi.Output.concat(cluster.checkpoint_uri or "", "/", job.checkpoint_prefix),
+                        role=cluster.job_roles.get(job.name),
+                    ),
+                    opts=opts(rbac, queues),
+                )
+            for pool_name in config.training.acceptance_pools:
+                PoolAcceptanceTest(
+                    f"{env}-accept-{pool_name}",
+                    PoolAcceptanceTestArgs(pool=pools[pool_name], training=config.training, cloud=config.cloud),
+                    opts=opts(rbac, addons, queues),
+                )
     return rbac
 
 

@@ -754,6 +754,12 @@ def training_problems(config: StackConfig) -> list[Problem]:
         problems += _job_problems(config, job, pools, queues, f"training.jobs.{i}")
         if job.name in names[:i]:
             problems.append(Problem(f"training.jobs.{i}.name", "already used by another job", job.name))
+    if training.acceptance_pools and not training.queues:
+        problems.append(
+            Problem(
+                "training.acceptancePools", "needs training.queues (JobSet comes with them)", training.acceptance_pools
+            )
+        )
     for i, name in enumerate(training.acceptance_pools):
         pool = pools.get(name)
         if pool is None:

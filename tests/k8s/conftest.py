@@ -96,6 +96,13 @@ def efa_training_pool(**changes: Any) -> GpuNodePoolSpec:
     return GpuNodePoolSpec(**(fields | changes))
 
 
+def ack_training_pool(**changes: Any) -> GpuNodePoolSpec:
+    """An 8x A10 training pool on Alibaba Cloud (no EFA)."""
+    return efa_training_pool(
+        **({"name": "training", "instance_types": ("ecs.gn7i-8x.32xlarge",), "efa": False} | changes)
+    )
+
+
 def spot_group(**changes: Any) -> SpotGroupSpec:
     fields: dict[str, Any] = {
         "name": "inference-spot-a10g",

@@ -36,6 +36,7 @@ from gpu_cloud.components.spec import (
     PeeringSpec,
     QueueSpec,
     SpotGroupSpec,
+    TrainingJobSpec,
     TrainingSpec,
 )
 from gpu_cloud.planner.engine import Plan, record
@@ -250,6 +251,23 @@ def _kubernetes() -> None:
     training = _pool("train", "training", ["g5.12xlarge"])
     queues = TrainingSpec(queues=(QueueSpec(name="team", gpus={"train": 8}),))
     kube.TrainingQueues("queues", kube.TrainingQueuesArgs(training=queues, pools=[training]), opts=opts)
+    job = TrainingJobSpec(
+        name="job",
+        queue="team",
+        pool="train",
+        nodes=1,
+        image="example.com/t:1",
+        command=("t.py",),
+        checkpoint_prefix="j/",
+    )
+    kube.TrainingJob(
+        "job",
+        kube.TrainingJobArgs(job=job, pool=training, training=queues, cloud=Cloud.AWS, checkpoint_uri="s3://b/j/"),
+        opts=opts,
+    )
+    kube.PoolAcceptanceTest(
+        "accept", kube.PoolAcceptanceTestArgs(pool=training, training=queues, cloud=Cloud.AWS), opts=opts
+    )
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@ the node groups (pools) it stands for, with their taints, and each team queue tr
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -83,3 +84,53 @@ def test_each_team_queue_has_its_local_queue_in_the_training_namespace(stack: st
         (q.inputs["metadata"]["namespace"], q.inputs["spec"]["clusterQueue"]) for q in _of(stack, "LocalQueue")
     )
     assert locals_ == [("gpu-training", name) for name in clusters]
+
+
+def _jobset(stack: str, name: str) -> dict[str, Any]:
+    [found] = [r.inputs for r in _of(stack, "JobSet") if r.inputs["metadata"]["name"] == name]
+    return found
+
+
+@pytest.mark.parametrize("stack", ("prod", "prod-cn"))
+def test_the_example_job_runs_on_two_8_gpu_nodes_of_a_declared_queue(stack: str) -> None:
+    job = _jobset(stack, "llm-pretrain")
+    queue = job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]
+    assert queue in [q.inputs["metadata"]["name"] for q in _of(stack, "LocalQueue")]
+    [replicated] = job["spec"]["replicatedJobs"]
+    assert replicated["template"]["spec"]["parallelism"] == 2
+    [container] = replicated["template"]["spec"]["template"]["spec"]["containers"]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == "8"
+
+
+def test_prod_job_reaches_only_its_checkpoint_prefix_through_its_own_pod_identity() -> None:
+    [association] = [r for r in _of("prod", "PodIdentityAssociation") if r.inputs["serviceAccount"] == "llm-pretrain"]
+    assert association.inputs["namespace"] == "gpu-training"
+    [policy] = [r for r in _of("prod", "RolePolicy") if r.name == "prod-llm-pretrain-identity-policy"]
+    statements = json.loads(policy.inputs["policy"])["Statement"]
+    resources = [s["Resource"] for s in statements if s["Sid"] == "ReadCheckpoints"]
+    assert len(resources) == 1 and resources[0].endswith("/jobs/llm-pretrain/*")
+    listing = [s for s in statements if s["Sid"] == "ListCheckpoints"]
+    assert listing[0]["Condition"] == {"StringLike": {"s3:prefix": ["jobs/llm-pretrain/", "jobs/llm-pretrain/*"]}}
+    pod = _jobset("prod", "llm-pretrain")["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == "llm-pretrain"
+
+
+def test_prod_cn_job_reaches_only_its_checkpoint_prefix_through_its_own_rrsa_role() -> None:
+    [account] = [r for r in _of("prod-cn", "ServiceAccount") if r.inputs["metadata"]["name"] == "llm-pretrain"]
+    role = account.inputs["metadata"]["annotations"]["pod-identity.alibabacloud.com/role-name"]
+    [ram_role] = [r for r in _of("prod-cn", "Role") if r.type.startswith("alicloud:") and r.inputs["roleName"] == role]
+    # Its trust policy (rrsa_trust_policy, unknown until the cluster exists) names this namespace/ServiceAccount.
+    assert ram_role.inputs["description"] == "RRSA role of gpu-training/llm-pretrain"
+    [policy] = [r for r in _of("prod-cn", "Policy") if r.name == "prod-cn-llm-pretrain-identity-policy"]
+    document = json.loads(policy.inputs["policyDocument"])
+    objects = [s["Resource"] for s in document["Statement"] if "oss:PutObject" in s["Action"]]
+    assert len(objects) == 1 and objects[0][0].endswith("/jobs/llm-pretrain/*")
+
+
+@pytest.mark.parametrize(
+    ("stack", "pool"), [("staging", "training-a10g"), ("prod", "training-h100"), ("prod-cn", "training")]
+)
+def test_each_listed_pool_gets_its_acceptance_job(stack: str, pool: str) -> None:
+    job = _jobset(stack, f"accept-{pool}")
+    worker = job["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert worker["nodeSelector"] == {"gpucloud.io/pool": pool}

@@ -24,6 +24,7 @@ __all__ = [
     "RrsaRole",
     "RrsaRoleArgs",
     "checkpoint_policy",
+    "job_checkpoint_policy",
     "model_read_policy",
     "rrsa_trust_policy",
 ]
@@ -162,7 +163,25 @@ def model_read_policy(account_id: str, region: str, bucket_name: str, model_sour
     ListObjects is a bucket-level action; the ``oss:Prefix`` condition key limits it to the model's prefix (OSS
     "RAM policy" condition keys). The KMS statement is the same as :func:`checkpoint_policy`'s, with Decrypt only.
     """
-    prefix = model_source.removesuffix("/")
+    return _prefix_policy(account_id, region, bucket_name, model_source, ("oss:GetObject",), ("kms:Decrypt",))
+
+
+def job_checkpoint_policy(account_id: str, region: str, bucket_name: str, checkpoint_prefix: str) -> str:
+    """Read, write and prune only the checkpoints under ``checkpoint_prefix`` in ``bucket_name`` (one training job's
+    identity): ListObjects limited by ``oss:Prefix``, the object actions on that prefix, the data-key actions."""
+    objects = tuple(a for a in CHECKPOINT_OBJECT_ACTIONS if a not in ("oss:ListObjects", "oss:GetBucketInfo"))
+    return _prefix_policy(account_id, region, bucket_name, checkpoint_prefix, objects, CHECKPOINT_KEY_ACTIONS)
+
+
+def _prefix_policy(
+    account_id: str,
+    region: str,
+    bucket_name: str,
+    object_prefix: str,
+    object_actions: Sequence[str],
+    key_actions: Sequence[str],
+) -> str:
+    prefix = object_prefix.removesuffix("/")
     statements: Sequence[dict[str, Any]] = [
         {
             "Action": ["oss:ListObjects"],
@@ -171,10 +190,10 @@ def model_read_policy(account_id: str, region: str, bucket_name: str, model_sour
             "Condition": {"StringLike": {"oss:Prefix": [f"{prefix}/", f"{prefix}/*"]}},
         },
         {
-            "Action": ["oss:GetObject"],
+            "Action": list(object_actions),
             "Effect": "Allow",
             "Resource": [f"acs:oss:*:{account_id}:{bucket_name}/{prefix}/*"],
         },
-        {"Action": ["kms:Decrypt"], "Effect": "Allow", "Resource": [f"acs:kms:{region}:{account_id}:key/*"]},
+        {"Action": list(key_actions), "Effect": "Allow", "Resource": [f"acs:kms:{region}:{account_id}:key/*"]},
     ]
     return json.dumps({"Statement": list(statements), "Version": "1"}, sort_keys=True)

@@ -33,6 +33,7 @@ __all__ = [
     "Statements",
     "checkpoint_statements",
     "cluster_autoscaler_statements",
+    "job_checkpoint_statements",
     "model_read_statements",
     "pod_identity_trust",
 ]
@@ -203,20 +204,45 @@ def model_read_statements(bucket_prefix: str, key_alias: str, model_source: str)
     """Read only the model under ``model_source`` in the CheckpointBucket of ``bucket_prefix``: list that prefix
     (ListBucket with the s3:prefix condition key, S3 User Guide "Bucket policy examples using condition keys"), get
     its objects, and decrypt them with the key of alias ``key_alias`` (SSE-KMS GetObject needs kms:Decrypt)."""
-    prefix = model_source.removesuffix("/")
+    return _prefix_statements(bucket_prefix, key_alias, model_source, ("s3:GetObject",), ("kms:Decrypt",), "Model")
+
+
+def job_checkpoint_statements(bucket_prefix: str, key_alias: str, checkpoint_prefix: str) -> Statements:
+    """Read, write and prune only the checkpoints under ``checkpoint_prefix`` in the CheckpointBucket of
+    ``bucket_prefix`` (one training job's identity): ListBucket limited by s3:prefix, the object actions on that
+    prefix, the key's data-key actions."""
+    return _prefix_statements(
+        bucket_prefix, key_alias, checkpoint_prefix, CHECKPOINT_OBJECT_ACTIONS, CHECKPOINT_KEY_ACTIONS, "Checkpoints"
+    )
+
+
+def _prefix_statements(
+    bucket_prefix: str,
+    key_alias: str,
+    object_prefix: str,
+    object_actions: Sequence[str],
+    key_actions: Sequence[str],
+    what: str,
+) -> Statements:
+    prefix = object_prefix.removesuffix("/")
 
     def statements(account: Account, _cluster: str) -> list[dict[str, Any]]:
         bucket = account.arn("s3", checkpoint_bucket_name(account, bucket_prefix), region=False, account=False)
         return [
             {
-                "Sid": "ListModel",
+                "Sid": f"List{what}",
                 "Effect": "Allow",
                 "Action": ["s3:ListBucket"],
                 "Resource": bucket,
                 "Condition": {"StringLike": {"s3:prefix": [f"{prefix}/", f"{prefix}/*"]}},
             },
-            {"Sid": "ReadModel", "Effect": "Allow", "Action": ["s3:GetObject"], "Resource": f"{bucket}/{prefix}/*"},
-            {"Sid": "Key", **key_use_statement(account, key_alias, ("kms:Decrypt",))},
+            {
+                "Sid": f"Read{what}",
+                "Effect": "Allow",
+                "Action": list(object_actions),
+                "Resource": f"{bucket}/{prefix}/*",
+            },
+            {"Sid": "Key", **key_use_statement(account, key_alias, tuple(key_actions))},
         ]
 
     return statements

@@ -1,6 +1,7 @@
 """The cloud-neutral Kubernetes layer: priority classes, GPU RBAC, GPU add-ons, inference services, training
 defaults. Every component takes the cluster's Kubernetes provider through ``opts``."""
 
+from gpu_cloud.components.k8s.acceptance import PoolAcceptanceTest, PoolAcceptanceTestArgs
 from gpu_cloud.components.k8s.addons import GpuAddons, GpuAddonsArgs
 from gpu_cloud.components.k8s.cuda import cuda_problems
 from gpu_cloud.components.k8s.inference import InferenceService, InferenceServiceArgs
@@ -8,6 +9,7 @@ from gpu_cloud.components.k8s.priority import PriorityClasses, PriorityClassesAr
 from gpu_cloud.components.k8s.queueing import TrainingQueues, TrainingQueuesArgs
 from gpu_cloud.components.k8s.rbac import GpuRbac, GpuRbacArgs
 from gpu_cloud.components.k8s.training import TrainingDefaults, TrainingDefaultsArgs
+from gpu_cloud.components.k8s.training_job import TrainingJob, TrainingJobArgs
 
 __all__ = [
     "GpuAddons",
@@ -16,10 +18,14 @@ __all__ = [
     "GpuRbacArgs",
     "InferenceService",
     "InferenceServiceArgs",
+    "PoolAcceptanceTest",
+    "PoolAcceptanceTestArgs",
     "PriorityClasses",
     "PriorityClassesArgs",
     "TrainingDefaults",
     "TrainingDefaultsArgs",
+    "TrainingJob",
+    "TrainingJobArgs",
     "TrainingQueues",
     "TrainingQueuesArgs",
     "cuda_problems",
