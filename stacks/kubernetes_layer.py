@@ -25,7 +25,14 @@ from gpu_cloud.components.k8s import (
     TrainingQueuesArgs,
     cuda_problems,
 )
-from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec, PoolPurpose, Problem, SpotGroupSpec, StackConfig
+from gpu_cloud.components.spec import (
+    GpuNodePoolSpec,
+    PoolPurpose,
+    Problem,
+    SpotGroupSpec,
+    StackConfig,
+    config_error,
+)
 
 INFERENCE_NAMESPACE = "gpu-inference"
 """Where inference services run (one of access.gpuNamespaces)."""
@@ -92,10 +99,10 @@ def problems(config: StackConfig, driver_version: str | None = None) -> list[Pro
 
 
 def check(config: StackConfig, driver_version: str | None = None) -> None:
-    """Raise ConfigError for :func:`problems`."""
+    """Raise ConfigError for :func:`problems`, each named by its full config key."""
     found = problems(config, driver_version)
     if found:
-        raise ConfigError(found)
+        raise config_error(found)
 
 
 def build(config: StackConfig, cluster: ClusterHandle) -> GpuRbac:

@@ -10,21 +10,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from enum import StrEnum
 from ipaddress import IPv4Network
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 import pulumi
 from pulumi.runtime import config as runtime_config
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from gpu_cloud.components.catalog import Cloud, lookup
-from gpu_cloud.components.versions import DEFAULT_KUBERNETES_VERSION
+from gpu_cloud.components.versions import DEFAULT_KUBERNETES_VERSION, version_problem
 
 __all__ = [
+    "ACK_SERVICE_CIDR",
     "AWS_TLS13_SSL_POLICIES",
     "SPOT_NOTICE_SECONDS",
     "SYSTEM_POOL_NAME",
@@ -52,6 +54,7 @@ __all__ = [
     "TrainingJobSpec",
     "TrainingSpec",
     "cloud_problems",
+    "config_error",
     "load_stack_config",
     "parse_stack_config",
     "pool_gpus",
@@ -74,6 +77,9 @@ DELETION_WINDOW_DAYS = (7, 30)
 
 REQUIRED_TAGS = ("environment", "owner", "cost-center")
 """Tags every environment carries (the required-tags policy's default)."""
+
+ACK_SERVICE_CIDR = IPv4Network("172.21.0.0/20")
+"""The Service range of every ACK cluster; no VPC may overlap it."""
 
 SYSTEM_POOL_NAME = "system"
 """The name of the untainted, non-GPU pool every cluster gets for its add-ons; no GPU pool may take it."""
@@ -101,7 +107,12 @@ K8sName = Annotated[str, Field(pattern=_K8S_NAME, description="A DNS-1123 label 
 
 class _Spec(BaseModel):
     model_config = ConfigDict(
-        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True, use_attribute_docstrings=True
+        frozen=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        use_attribute_docstrings=True,
+        allow_inf_nan=False,
     )
 
 
@@ -854,13 +865,41 @@ def _deploy_problems(config: StackConfig) -> list[Problem]:
     return problems
 
 
-def cloud_problems(config: StackConfig) -> list[Problem]:
-    """Every check of ``config`` that needs its cloud or spans several specs."""
-    cloud = config.cloud
-    problems: list[Problem] = []
+# The stack-level checks: each names the StackConfig fields it reads, so that it runs whenever those validated,
+# whatever else in the config is wrong. Item checks run on every valid item of a list field.
+_Check = Callable[["StackConfig"], list[Problem]]
+_ItemCheck = Callable[["StackConfig", str, Any], list[Problem]]
+_CHECKS: list[tuple[frozenset[str], _Check]] = []
+_ITEM_CHECKS: list[tuple[str, frozenset[str], _ItemCheck]] = []
+
+
+def _check(*fields: str) -> Callable[[_Check], _Check]:
+    def register(check: _Check) -> _Check:
+        _CHECKS.append((frozenset(fields), check))
+        return check
+
+    return register
+
+
+def _item_check(list_field: str, *fields: str) -> Callable[[_ItemCheck], _ItemCheck]:
+    def register(check: _ItemCheck) -> _ItemCheck:
+        _ITEM_CHECKS.append((list_field, frozenset(fields), check))
+        return check
+
+    return register
+
+
+@_check("tags")
+def _required_tags(config: StackConfig) -> list[Problem]:
     missing = [t for t in REQUIRED_TAGS if t not in config.tags]
     if missing:
-        problems.append(Problem("tags", f"missing required tags {', '.join(missing)}", sorted(config.tags)))
+        return [Problem("tags", f"missing required tags {', '.join(missing)}", sorted(config.tags))]
+    return []
+
+
+@_check("region", "network")
+def _zones_of_region(config: StackConfig) -> list[Problem]:
+    problems = []
     for field, subnets in (
         ("network.privateSubnets", config.network.private_subnets),
         ("network.natSubnets", config.network.nat_subnets),
@@ -868,118 +907,298 @@ def cloud_problems(config: StackConfig) -> list[Problem]:
         for i, subnet in enumerate(subnets):
             if not subnet.zone.startswith(config.region):
                 problems.append(Problem(f"{field}.{i}.zone", f"not a zone of region {config.region}", subnet.zone))
-    if cloud is Cloud.AWS and config.network.egress is EgressMode.NAT and not config.network.nat_subnets:
-        problems.append(Problem("network.natSubnets", "AWS NAT egress needs at least one NAT subnet", []))
+    return problems
+
+
+@_check("cloud", "network")
+def _egress(config: StackConfig) -> list[Problem]:
+    if config.cloud is Cloud.AWS and config.network.egress is EgressMode.NAT and not config.network.nat_subnets:
+        return [Problem("network.natSubnets", "AWS NAT egress needs at least one NAT subnet", [])]
+    if config.cloud is Cloud.ALICLOUD and config.network.nat_subnets:
+        message = "Alibaba Cloud NAT gateways sit in a vswitch; leave it empty"
+        return [Problem("network.natSubnets", message, len(config.network.nat_subnets))]
+    return []
+
+
+@_check("cloud", "network")
+def _ack_service_range(config: StackConfig) -> list[Problem]:
+    if config.cloud is Cloud.ALICLOUD and config.network.vpc_cidr.overlaps(ACK_SERVICE_CIDR):
+        message = f"overlaps the cluster's Service range {ACK_SERVICE_CIDR}"
+        return [Problem("network.vpcCidr", message, str(config.network.vpc_cidr))]
+    return []
+
+
+@_check("cloud", "kms")
+def _kms(config: StackConfig) -> list[Problem]:
+    cloud = config.cloud
+    problems = []
     low, high = AWS_ROTATION_DAYS if cloud is Cloud.AWS else ALICLOUD_ROTATION_DAYS
     if not low <= config.kms.rotation_days <= high:
-        problems.append(
-            Problem(
-                "kms.rotationDays", f"{cloud.value} rotates keys every {low}..{high} days", config.kms.rotation_days
-            )
-        )
+        message = f"{cloud.value} rotates keys every {low}..{high} days"
+        problems.append(Problem("kms.rotationDays", message, config.kms.rotation_days))
     if cloud is Cloud.AWS and config.kms.alicloud_kms_instance_id:
-        problems.append(
-            Problem(
-                "kms.alicloudKmsInstanceId", "is an Alibaba Cloud-only setting", config.kms.alicloud_kms_instance_id
-            )
-        )
+        message = "is an Alibaba Cloud-only setting"
+        problems.append(Problem("kms.alicloudKmsInstanceId", message, config.kms.alicloud_kms_instance_id))
     if cloud is Cloud.ALICLOUD and not config.kms.alicloud_kms_instance_id:
         # The key always rotates automatically, and only keys of a software KMS instance rotate on
         # rotationDays; a default key rotates every 365 days (pulumi-alicloud kms.Key rotation_interval).
         problems.append(Problem("kms.alicloudKmsInstanceId", ALICLOUD_KMS_INSTANCE_REQUIRED, None))
-    problems += system_pool_problems(cloud, config.cluster, "cluster")
-    problems += _deploy_problems(config)
+    return problems
+
+
+@_check("cloud", "cluster")
+def _cluster(config: StackConfig) -> list[Problem]:
+    problems = system_pool_problems(config.cloud, config.cluster, "cluster")
+    version = config.cluster.kubernetes_version
+    unsupported = version_problem(config.cloud, version, date.today())
+    if unsupported is not None:
+        problems.append(Problem("cluster.kubernetesVersion", unsupported, version))
+    return problems
+
+
+@_check("node_pools", "spot_groups")
+def _unique_pool_names(config: StackConfig) -> list[Problem]:
+    problems = []
     names: dict[str, str] = {SYSTEM_POOL_NAME: "the cluster's system pool"}
-    zones = set(config.network.zones)
-    pools = [("nodePools", i, p.name) for i, p in enumerate(config.node_pools)]
-    pools += [("spotGroups", i, g.name) for i, g in enumerate(config.spot_groups)]
-    for kind, i, name in pools:
+    for kind, i, name in _pool_names(config):
         if name in names:
             problems.append(Problem(f"{kind}.{i}.name", f"already used by {names[name]}", name))
         names[name] = f"{kind}.{i}"
-    for i, pool in enumerate(config.node_pools):
-        problems += pool_problems(cloud, pool, f"nodePools.{i}")
-        problems += [
-            Problem(f"nodePools.{i}.zones", "not a zone of network.privateSubnets", z)
-            for z in pool.zones
-            if z not in zones
-        ]
-    for i, group in enumerate(config.spot_groups):
-        problems += spot_problems(cloud, group, f"spotGroups.{i}")
-    if config.peering is not None and config.peering.peer_vpc_cidr.overlaps(config.network.vpc_cidr):
-        problems.append(
-            Problem(
-                "peering.peerVpcCidr",
-                f"overlaps network.vpcCidr {config.network.vpc_cidr}",
-                str(config.peering.peer_vpc_cidr),
-            )
-        )
-    if cloud is Cloud.ALICLOUD and config.peering is not None and config.peering.peer_route_table_count != 1:
-        problems.append(
-            Problem(
-                "peering.peerRouteTableCount",
-                "an Alibaba Cloud VPC has one route table",
-                config.peering.peer_route_table_count,
-            )
-        )
-    if config.peering is not None and config.peering.peer_region == config.region:
-        problems.append(
-            Problem("peering.peerRegion", "must differ from region (cross-region peering)", config.peering.peer_region)
-        )
-    principal = _AWS_PRINCIPAL if cloud is Cloud.AWS else _ALICLOUD_PRINCIPAL
-    for field in ("admin_principals", "user_principals"):
-        for i, arn in enumerate(getattr(config.access, field)):
-            if not principal.match(arn):
-                problems.append(Problem(f"access.{to_camel(field)}.{i}", f"not a {cloud.value} role or user ARN", arn))
-    for i, service in enumerate(config.inference):
-        if service.pool not in names or service.pool == SYSTEM_POOL_NAME:
-            problems.append(Problem(f"inference.{i}.pool", "no node pool or spot group of that name", service.pool))
-        if config.checkpoint_bucket is None:
-            problems.append(
-                Problem(
-                    f"inference.{i}.modelSource",
-                    "the model lives in the environment's bucket: set checkpointBucket",
-                    service.model_source,
-                )
-            )
-        certificate = service.tls_certificate
-        if (
-            cloud is Cloud.AWS
-            and certificate
-            and not (_ACM_CERTIFICATE.match(certificate) and certificate.split(":")[3] == config.region)
-        ):
-            problems.append(
-                Problem(f"inference.{i}.tlsCertificate", f"not an ACM certificate ARN in {config.region}", certificate)
-            )
-        if cloud is not Cloud.AWS and service.aws_ssl_policy is not None:
-            problems.append(Problem(f"inference.{i}.awsSslPolicy", "is an AWS-only setting", service.aws_ssl_policy))
-    problems += training_problems(config)
     return problems
+
+
+def _pool_names(config: StackConfig) -> list[tuple[str, int, str]]:
+    pools = [("nodePools", i, p.name) for i, p in enumerate(config.node_pools)]
+    return pools + [("spotGroups", i, g.name) for i, g in enumerate(config.spot_groups)]
+
+
+@_item_check("node_pools", "cloud")
+def _pool(config: StackConfig, path: str, pool: GpuNodePoolSpec) -> list[Problem]:
+    return pool_problems(config.cloud, pool, path)
+
+
+@_item_check("node_pools", "network")
+def _pool_zones(config: StackConfig, path: str, pool: GpuNodePoolSpec) -> list[Problem]:
+    zones = set(config.network.zones)
+    return [Problem(f"{path}.zones", "not a zone of network.privateSubnets", z) for z in pool.zones if z not in zones]
+
+
+@_item_check("spot_groups", "cloud")
+def _spot_group(config: StackConfig, path: str, group: SpotGroupSpec) -> list[Problem]:
+    return spot_problems(config.cloud, group, path)
+
+
+@_check("peering", "network")
+def _peer_range(config: StackConfig) -> list[Problem]:
+    peering, vpc = config.peering, config.network.vpc_cidr
+    if peering is not None and peering.peer_vpc_cidr.overlaps(vpc):
+        return [Problem("peering.peerVpcCidr", f"overlaps network.vpcCidr {vpc}", str(peering.peer_vpc_cidr))]
+    return []
+
+
+@_check("cloud", "region", "peering")
+def _peer_region(config: StackConfig) -> list[Problem]:
+    peering = config.peering
+    problems: list[Problem] = []
+    if peering is None:
+        return problems
+    if config.cloud is Cloud.ALICLOUD and peering.peer_route_table_count != 1:
+        message = "an Alibaba Cloud VPC has one route table"
+        problems.append(Problem("peering.peerRouteTableCount", message, peering.peer_route_table_count))
+    if peering.peer_region == config.region:
+        message = "must differ from region (cross-region peering)"
+        problems.append(Problem("peering.peerRegion", message, peering.peer_region))
+    return problems
+
+
+@_check("cloud", "access")
+def _principals(config: StackConfig) -> list[Problem]:
+    principal = _AWS_PRINCIPAL if config.cloud is Cloud.AWS else _ALICLOUD_PRINCIPAL
+    return [
+        Problem(f"access.{to_camel(field)}.{i}", f"not a {config.cloud.value} role or user ARN", arn)
+        for field in ("admin_principals", "user_principals")
+        for i, arn in enumerate(getattr(config.access, field))
+        if not principal.match(arn)
+    ]
+
+
+@_check("addons")
+def _addons(config: StackConfig) -> list[Problem]:
+    if config.addons.prometheus_adapter and not config.addons.monitoring:
+        return [Problem("addons.prometheusAdapter", "needs monitoring (its Prometheus)", True)]
+    return []
+
+
+@_check("training", "access")
+def _training_namespace(config: StackConfig) -> list[Problem]:
+    training, namespaces = config.training, config.access.gpu_namespaces
+    if training is not None and training.namespace not in namespaces:
+        message = f"not a GPU namespace of access ({', '.join(namespaces)})"
+        return [Problem("training.namespace", message, training.namespace)]
+    return []
+
+
+@_item_check("inference", "node_pools", "spot_groups")
+def _service_pool(config: StackConfig, path: str, service: InferenceServiceSpec) -> list[Problem]:
+    pools: dict[str, GpuNodePoolSpec | SpotGroupSpec] = {p.name: p for p in config.node_pools}
+    pools |= {g.name: g for g in config.spot_groups}
+    pool = pools.get(service.pool)
+    if pool is None:
+        return [Problem(f"{path}.pool", "no node pool or spot group of that name", service.pool)]
+    if pool.purpose is not PoolPurpose.INFERENCE:
+        return [Problem(f"{path}.pool", f"pool {pool.name!r} is not an inference pool", service.pool)]
+    return []
+
+
+@_item_check("inference", "checkpoint_bucket")
+def _service_model(config: StackConfig, path: str, service: InferenceServiceSpec) -> list[Problem]:
+    if config.checkpoint_bucket is None:
+        message = "the model lives in the environment's bucket: set checkpointBucket"
+        return [Problem(f"{path}.modelSource", message, service.model_source)]
+    return []
+
+
+@_item_check("inference", "cloud", "region")
+def _service_tls(config: StackConfig, path: str, service: InferenceServiceSpec) -> list[Problem]:
+    problems = []
+    cloud, certificate = config.cloud, service.tls_certificate
+    if (
+        cloud is Cloud.AWS
+        and certificate
+        and not (_ACM_CERTIFICATE.match(certificate) and certificate.split(":")[3] == config.region)
+    ):
+        problems.append(
+            Problem(f"{path}.tlsCertificate", f"not an ACM certificate ARN in {config.region}", certificate)
+        )
+    if cloud is not Cloud.AWS and service.aws_ssl_policy is not None:
+        problems.append(Problem(f"{path}.awsSslPolicy", "is an AWS-only setting", service.aws_ssl_policy))
+    return problems
+
+
+_check("cloud", "training", "node_pools", "spot_groups", "checkpoint_bucket")(training_problems)
+_check("cloud", "deploy", "network", "peering")(_deploy_problems)
+
+
+def cloud_problems(config: StackConfig) -> list[Problem]:
+    """Every check of ``config`` that needs its cloud or spans several specs."""
+    return _Parts.of(config).problems()
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """The parts of a stack config that validated: whole fields, and the valid items of list fields."""
+
+    values: dict[str, Any]
+    """Field name -> validated value, for every field that validated whole (defaults included)."""
+    items: dict[str, list[tuple[int, Any]]]
+    """List field name -> (index, validated item) for each of its items that validated."""
+
+    @classmethod
+    def of(cls, config: StackConfig) -> _Parts:
+        values = {name: getattr(config, name) for name in type(config).model_fields}
+        return cls(values, {name: list(enumerate(values[name])) for name in _LIST_ITEMS})
+
+    def problems(self) -> list[Problem]:
+        """Every check whose fields are at hand, in the order the checks are declared."""
+        config = StackConfig.model_construct(**self.values)
+        found: list[Problem] = []
+        for fields, check in _CHECKS:
+            if fields <= self.values.keys():
+                found += check(config)
+        for list_field, fields, item_check in _ITEM_CHECKS:
+            if fields <= self.values.keys():
+                alias = _alias(list_field)
+                for i, item in self.items.get(list_field, []):
+                    found += item_check(config, f"{alias}.{i}", item)
+        return found
+
+
+def _alias(name: str) -> str:
+    return StackConfig.model_fields[name].alias or name
+
+
+def _adapter(name: str) -> TypeAdapter[Any]:
+    field = StackConfig.model_fields[name]
+    annotation: Any = field.annotation
+    return TypeAdapter(Annotated[(annotation, *field.metadata)] if field.metadata else annotation)
+
+
+_ADAPTERS = {name: _adapter(name) for name in StackConfig.model_fields}
+# List fields of specs are validated item by item, so one bad item does not hide the checks of the others.
+_LIST_ITEMS = {
+    name: TypeAdapter(item)
+    for name, field in StackConfig.model_fields.items()
+    if get_origin(field.annotation) is tuple
+    and isinstance(item := get_args(field.annotation)[0], type)
+    and issubclass(item, _Spec)
+}
+_TEXT_FIELDS = frozenset(
+    _alias(name) for name, adapter in _ADAPTERS.items() if adapter.json_schema().get("type") == "string"
+)
+"""Fields whose config value is text as written (``region: "123"`` is the text 123, not a number)."""
 
 
 def parse_stack_config(raw: Mapping[str, Any]) -> StackConfig:
     """Validate ``raw`` (the ``gpu-cloud:*`` config keys without the namespace) as a StackConfig.
 
+    Validation is strict, as for JSON: no value is coerced from another type (``true`` is not 1, an integer is
+    not a CIDR). Every problem is reported at once: each field on its own, then every stack-level check whose
+    fields are valid, whatever else is wrong.
+
     Raises:
         ConfigError: listing every problem as ``path.to.field: what is wrong (got VALUE)``.
     """
+    problems: list[Problem] = []
+    values: dict[str, Any] = {}
+    items: dict[str, list[tuple[int, Any]]] = {}
+    for name, field in StackConfig.model_fields.items():
+        alias = _alias(name)
+        if alias not in raw:
+            if field.is_required():
+                problems.append(Problem(alias, "field required", None))
+            else:
+                values[name] = field.get_default(call_default_factory=True)
+            continue
+        value = raw[alias]
+        if name in _LIST_ITEMS and isinstance(value, list):
+            found = [(i, _validate(_LIST_ITEMS[name], item, f"{alias}.{i}", problems)) for i, item in enumerate(value)]
+            items[name] = [(i, item) for i, item in found if item is not _INVALID]
+            if len(items[name]) == len(value):
+                values[name] = _validate(_ADAPTERS[name], value, alias, problems)
+        else:
+            values[name] = _validate(_ADAPTERS[name], value, alias, problems)
+        if values.get(name) is _INVALID:
+            del values[name]
+    known = {_alias(name) for name in StackConfig.model_fields}
+    problems += [Problem(key, "extra inputs are not permitted", v) for key, v in raw.items() if key not in known]
+    problems += _Parts(values, items).problems()
+    if problems:
+        raise ConfigError(problems)
+    return StackConfig.model_construct(**values)
+
+
+_INVALID = object()
+
+
+def _validate(adapter: TypeAdapter[Any], value: Any, path: str, problems: list[Problem]) -> Any:
+    """``value`` validated strictly (as JSON), or _INVALID with its problems added to ``problems``."""
     try:
-        return StackConfig.model_validate(dict(raw))
+        return adapter.validate_json(json.dumps(value), strict=True)
     except ValidationError as err:
-        raise ConfigError(_problems(err)) from None
+        problems += _problems(err, path)
+        return _INVALID
 
 
-def _problems(err: ValidationError) -> list[Problem]:
+def _problems(err: ValidationError, root: str) -> list[Problem]:
     problems: list[Problem] = []
     for error in err.errors(include_url=False):
-        path = ".".join(str(part) for part in error["loc"])
-        message = str(error["msg"])
+        path = ".".join([root, *(str(part) for part in error["loc"])])
+        message = str(error["msg"]).removeprefix("Value error, ")
         if _PROBLEMS_MARK in message:
             for sub_path, sub_message, value in json.loads(message.split(_PROBLEMS_MARK, 1)[1]):
                 problems.append(Problem(".".join(p for p in (path, sub_path) if p), sub_message, value))
         else:
-            value = error.get("input")
-            problems.append(Problem(path or "(root)", message[0].lower() + message[1:], _jsonable(value)))
+            problems.append(Problem(path, message[0].lower() + message[1:], _jsonable(error.get("input"))))
     return problems
 
 
@@ -991,6 +1210,12 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def config_error(problems: Iterable[Problem]) -> ConfigError:
+    """A ConfigError whose paths are full stack config keys: ``<project>:path.to.field``."""
+    namespace = pulumi.get_project()
+    return ConfigError(Problem(f"{namespace}:{p.path}", p.message, p.value) for p in problems)
+
+
 def load_stack_config() -> StackConfig:
     """Read and validate the current stack's config: every key in the project's namespace.
 
@@ -998,21 +1223,21 @@ def load_stack_config() -> StackConfig:
     objects in the stack's YAML file. Unknown keys in the namespace are problems too.
 
     Raises:
-        ConfigError: listing every problem.
+        ConfigError: listing every problem, each path a full config key (``gpu-cloud:nodePools.0.name``).
     """
     namespace = pulumi.get_project()
     prefix = f"{namespace}:"
-    known = {field.alias or name for name, field in StackConfig.model_fields.items()}
     keys = {k for k in {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()} if k.startswith(prefix)}
     config = pulumi.Config(namespace)
     raw: dict[str, Any] = {}
     for key in sorted(keys):
         name = key[len(prefix) :]
-        raw[name] = _decode(config.require(name)) if name in known else config.require(name)
+        text = config.require(name)
+        raw[name] = text if name in _TEXT_FIELDS else _decode(text)
     try:
         return parse_stack_config(raw)
     except ConfigError as err:
-        raise ConfigError(Problem(f"{prefix}{p.path}", p.message, p.value) for p in err.problems) from None
+        raise config_error(err.problems) from None
 
 
 def _decode(text: str) -> Any:

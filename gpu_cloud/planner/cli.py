@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 import textwrap
+import threading
 from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
@@ -151,6 +154,8 @@ def _plan(args: argparse.Namespace) -> int:
     policy_config = load_policy_config(args.policy_config) if args.policy_config is not None else None
     if args.graph is not None and not args.graph.parent.is_dir():
         raise PlanError(f"--graph {args.graph}: no such directory {args.graph.parent}")
+    if args.graph is not None and (reason := project.keeps(args.graph)) is not None:
+        raise PlanError(f"--graph {args.graph}: {reason}; refusing to overwrite it")
     # The pack starts first: its interpreter's start-up then overlaps the program run.
     starting = (
         nullcontext(None)
@@ -167,9 +172,9 @@ def _plan(args: argparse.Namespace) -> int:
         except OSError as err:
             raise PlanError(f"--graph {args.graph}: cannot write: {err.strerror}") from None
     if args.json:
-        sys.stdout.write(to_json_document(plan, violations, cost=cost.to_json()))
+        _print(to_json_document(plan, violations, cost=cost.to_json()))
     else:
-        sys.stdout.write(to_human(plan, violations, policies_ran=not args.no_policy, cost=cost))
+        _print(to_human(plan, violations, policies_ran=not args.no_policy, cost=cost))
     return EXIT_VIOLATIONS if any(v.level == "mandatory" for v in violations) else EXIT_OK
 
 
@@ -184,23 +189,61 @@ def _cost(args: argparse.Namespace) -> int:
             "stack": plan.stack,
             "cost": cost.to_json(),
         }
-        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        _print(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write("\n".join([f"Cost of {plan.project}/{plan.stack}", "", *cost_lines(cost)]) + "\n")
+        _print("\n".join([f"Cost of {plan.project}/{plan.stack}", "", *cost_lines(cost)]) + "\n")
     return EXIT_OK
+
+
+def _print(text: str) -> None:
+    """Write the report to standard output; a closed or full one is an error of the invocation, not a crash."""
+    if sys.stdout is None:
+        raise PlanError("cannot write the report: standard output is closed")
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as err:
+        # What could not be written stays buffered; point the descriptor at /dev/null so that the interpreter's
+        # last flush does not fail again (as the Python docs advise for SIGPIPE).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise PlanError(f"cannot write the report to standard output: {err.strerror or err}") from None
+
+
+_interrupted = threading.Event()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    # Once: the clean-up on the way out (stopping the policy pack) must not be interrupted in turn.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _interrupted.set()
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (see ``EXIT_CODES``)."""
+    _interrupted.clear()
+    previous = signal.signal(signal.SIGINT, _interrupt)
     try:
         args = _parser().parse_args(argv)
         if args.command == "policy-path":
-            print(POLICY_PACK)
+            _print(f"{POLICY_PACK}\n")
             return EXIT_OK
         return _cost(args) if args.command == "cost" else _plan(args)
     except (PlanError, PolicyPackError) as err:
+        if _interrupted.is_set():  # what failed on the way out of an interrupted run is no error of the input
+            return _report_interrupted()
         print(f"error: {err}", file=sys.stderr)
         return EXIT_INVALID
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _report_interrupted()
+    except Exception:
+        if _interrupted.is_set():
+            return _report_interrupted()
+        raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _report_interrupted() -> int:
+    print("interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED

@@ -38,6 +38,7 @@ import jsonschema  # type: ignore[import-untyped]
 from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2, engine_pb2_grpc
 
+from gpu_cloud.planner.files import load_json, read_text
 from gpu_cloud.planner.model import PlanError, RecordedResource, Violation
 
 __all__ = ["PolicyPack", "PolicyPackError", "PolicyReport", "load_policy_config", "run_policy_pack"]
@@ -98,16 +99,9 @@ def load_policy_config(path: Path) -> dict[str, Any]:
     Raises:
         PlanError: The file cannot be read, is not JSON, or an entry or level is invalid.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PlanError(f"{path}: cannot read policy config ({exc.strerror})") from None
-    if not text.strip():
+    if not read_text(path).strip():
         return {}
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PlanError(f"{path}: policy config is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    document = load_json(path)
     if not isinstance(document, dict):
         raise PlanError(f"{path}: policy config must be a JSON object of policy names (got {_kind(document)})")
     return _normalize_config(document, str(path))
@@ -457,7 +451,12 @@ def _reconcile_config(info: Any, given: Mapping[str, Any]) -> dict[str, tuple[st
         schema = json_format.MessageToDict(policy.configSchema) if info.supportsConfig else {}
         properties = dict(schema.get("properties", {}))
         properties["enforcementLevel"] = {"type": "string", "enum": list(ENFORCEMENT_LEVELS)}
-        schemas[policy.name] = {"type": "object", "properties": properties, **_required(schema)}
+        schemas[policy.name] = {
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": False,
+            **_required(schema),
+        }
         defaults = {k: v["default"] for k, v in properties.items() if isinstance(v, dict) and "default" in v}
         result[policy.name] = (_LEVEL_FROM_PROTO[policy.enforcementLevel], defaults)
     initial = {
@@ -469,7 +468,8 @@ def _reconcile_config(info: Any, given: Mapping[str, Any]) -> dict[str, tuple[st
     }
     for layer in (initial, given):
         _apply_config(result, layer)
-    errors = [
+    unknown = [f"{name}: not a policy of the pack" for name in given if name != "all" and name not in schemas]
+    errors = unknown + [
         f"{name}: {error.json_path.removeprefix('$.').removeprefix('$') or '(root)'}: {error.message}"
         for name, schema in schemas.items()
         for error in jsonschema.Draft7Validator(schema).iter_errors(result[name][1])
@@ -618,22 +618,46 @@ def _pack_process(pack_dir: Path, engine_address: str, target: _Target) -> Itera
     env.update(
         PULUMI_PROJECT=target.project, PULUMI_STACK=target.stack, PULUMI_DRY_RUN="true" if target.dry_run else "false"
     )
-    if target.config:
-        env["PULUMI_CONFIG"] = json.dumps(dict(target.config), sort_keys=True)
+    config = json.dumps(dict(target.config), sort_keys=True) if target.config else ""
+    # Linux refuses one environment string longer than MAX_ARG_STRLEN (execve(2)); a larger config goes through
+    # stdin into the same variable, set by the pack's interpreter before it runs the entry point.
+    piped = len(f"PULUMI_CONFIG={config}".encode()) >= _MAX_ENV_STRING
+    if config and not piped:
+        env["PULUMI_CONFIG"] = config
+    entry = ["-c", _CONFIG_FROM_STDIN] if piped else ["-m", "pulumi.policy"]
     process = subprocess.Popen(
-        [sys.executable, "-u", "-m", "pulumi.policy", engine_address, "."],
+        [sys.executable, "-u", *entry, engine_address, "."],
         cwd=pack_dir,
         env=env,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    if piped:
+        threading.Thread(target=_feed, args=(process.stdin, config), daemon=True).start()
     started = _PackProcess(process, pack_dir)
     try:
         yield started
     finally:
         started.stop()
+
+
+_MAX_ENV_STRING = 32 * 4096
+"""MAX_ARG_STRLEN of Linux: the longest single argument or environment string execve(2) accepts (man execve,
+"Limits on size of arguments and environment", read 2026-12-02)."""
+_CONFIG_FROM_STDIN = (
+    "import os, runpy, sys; os.environ['PULUMI_CONFIG'] = sys.stdin.read(); "
+    "runpy.run_module('pulumi.policy', run_name='__main__', alter_sys=True)"
+)
+
+
+def _feed(stream: Any, text: str) -> None:
+    try:
+        with stream:
+            stream.write(text)
+    except OSError:
+        pass  # the pack exited first; its stderr says why
 
 
 def _drain(stream: Any, lines: list[str], first_line: threading.Event | None) -> None:

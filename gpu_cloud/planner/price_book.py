@@ -32,9 +32,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-import yaml
-
 from gpu_cloud.components import catalog
+from gpu_cloud.planner.files import load_yaml
 from gpu_cloud.planner.model import PlanError
 
 __all__ = ["Discount", "Overrides", "Price", "PriceBook", "load_overrides"]
@@ -158,10 +157,7 @@ def load_overrides(path: Path) -> Overrides:
     Raises:
         PlanError: the file cannot be read or parsed, or has problems (all of them listed, one a line).
     """
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-        raise PlanError(f"cannot read the price file {path}: {err}") from None
+    raw = load_yaml(path)
     problems: list[str] = []
     overrides = _read_overrides(raw, str(path), problems)
     if problems:

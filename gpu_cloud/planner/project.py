@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from gpu_cloud.planner.files import load_yaml
 from gpu_cloud.planner.model import PlanError
 
 __all__ = ["STACK_OUTPUTS_FILE", "Project", "StackSettings", "load_project", "load_stack", "load_stack_outputs"]
 
 STACK_OUTPUTS_FILE = "stack-outputs.yaml"
 """Canned outputs of referenced stacks, beside the stack config files: ``{stack name: {output: value}}``."""
+
+STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
+"""A stack name Pulumi accepts: pulumi/pulumi ``pkg/backend/filestate/backend.go`` (``validateStackName``,
+``stackNameAndProjectRegexp``; read 2026-12-02): letters, digits, ``_``, ``.``, ``-``, at most 100."""
 
 SECRET_PLACEHOLDER = "[secret]"
 """What a ``secure:`` config value reads as in a plan: the real value needs the stack's secrets provider."""
@@ -51,6 +56,24 @@ class Project:
                 return path
         return None
 
+    def keeps(self, path: Path) -> str | None:
+        """Why ``path`` is a file of the project that a plan must not overwrite (None when it may write there):
+        a stack config file, the project file, or any file the project's git repository tracks."""
+        target = path.resolve()
+        if target in {p.resolve() for p in self._stack_files()}:
+            return "a stack config file"
+        if target.parent == self.root and target.name in ("Pulumi.yaml", "Pulumi.yml"):
+            return "the project file"
+        try:
+            tracked = subprocess.run(
+                ["git", "-C", str(target.parent), "ls-files", "--error-unmatch", "--", target.name],
+                capture_output=True,
+                check=False,
+            )
+        except OSError:
+            return None  # no git: nothing is tracked
+        return "a file tracked by git" if tracked.returncode == 0 else None
+
     def _stack_files(self) -> list[Path]:
         return [
             p for p in self.config_dir.glob("Pulumi.*.y*ml") if p.suffix in (".yaml", ".yml") and p.name.count(".") == 2
@@ -74,18 +97,6 @@ class StackSettings:
     secret_keys: frozenset[str]
 
 
-def _read_yaml(path: Path) -> Any:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
-        problem = getattr(err, "problem", None) or str(err)
-        raise PlanError(f"{where}: not valid YAML: {problem}") from None
-    except OSError as err:
-        raise PlanError(f"{path}: cannot read: {err.strerror}") from None
-
-
 def load_project(directory: Path) -> Project:
     """Load the Pulumi project in ``directory`` (which must hold Pulumi.yaml or Pulumi.yml)."""
     if not directory.is_dir():
@@ -93,7 +104,7 @@ def load_project(directory: Path) -> Project:
     project_file = next((directory / n for n in ("Pulumi.yaml", "Pulumi.yml") if (directory / n).is_file()), None)
     if project_file is None:
         raise PlanError(f"{directory}: not a Pulumi project (no Pulumi.yaml)")
-    data = _read_yaml(project_file)
+    data = load_yaml(project_file)
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         raise PlanError(f"{project_file}: name: a project needs a name (got {data!r:.60})")
     runtime = data.get("runtime")
@@ -129,6 +140,10 @@ def load_stack(project: Project, stack: str) -> StackSettings:
     A project with stack files but none for ``stack`` is an error listing the stacks it has; a project
     without any stack file runs with the project defaults only.
     """
+    if not STACK_NAME.match(stack):
+        raise PlanError(
+            f"stack {stack[:120]!r}: not a stack name Pulumi accepts (1 to 100 letters, digits, '_', '.', '-')"
+        )
     path = project.stack_file(stack)
     if path is None:
         existing = project.stacks()
@@ -138,7 +153,7 @@ def load_stack(project: Project, stack: str) -> StackSettings:
                 f"stacks of project {project.name}: {', '.join(existing)}"
             )
         return StackSettings(stack, None, dict(project.defaults), frozenset())
-    data = _read_yaml(path) or {}
+    data = load_yaml(path) or {}
     if not isinstance(data, dict):
         raise PlanError(f"{path}: expected a mapping with a 'config' key (got {type(data).__name__})")
     raw = data.get("config") or {}
@@ -146,9 +161,13 @@ def load_stack(project: Project, stack: str) -> StackSettings:
         raise PlanError(f"{path}: config: expected a mapping (got {type(raw).__name__})")
     config = dict(project.defaults)
     secret_keys: set[str] = set()
+    given: dict[str, str] = {}
     for key, value in raw.items():
         full = _namespaced(project.name, str(key))
-        clean, secret = _strip_secrets(value)
+        if full in given:
+            raise PlanError(f"{path}: config: {given[full]!r} and {key!r} are the same key {full!r}")
+        given[full] = str(key)
+        clean, secret = _strip_secrets(value, f"{path}: {full}")
         config[full] = _config_string(clean)
         if secret:
             secret_keys.add(full)
@@ -159,15 +178,23 @@ def _namespaced(project: str, key: str) -> str:
     return key if ":" in key else f"{project}:{key}"
 
 
-def _strip_secrets(value: Any) -> tuple[Any, bool]:
-    """Replace every ``{secure: ...}`` by the placeholder; report whether there was one."""
+def _strip_secrets(value: Any, where: str) -> tuple[Any, bool]:
+    """Replace every ``{secure: CIPHERTEXT}`` by the placeholder; report whether there was one.
+
+    Raises:
+        PlanError: a ``secure`` value that is not ciphertext (a non-empty string, as ``pulumi config set --secret``
+            writes it); ``where`` names the key.
+    """
     if isinstance(value, dict):
         if set(value) == {"secure"}:
+            if not isinstance(value["secure"], str) or not value["secure"]:
+                got = json.dumps(value["secure"], default=str)
+                raise PlanError(f"{where}: a secure value must be ciphertext text (got {got})")
             return SECRET_PLACEHOLDER, True
-        items = {k: _strip_secrets(v) for k, v in value.items()}
+        items = {k: _strip_secrets(v, f"{where}.{k}") for k, v in value.items()}
         return {k: v for k, (v, _) in items.items()}, any(s for _, s in items.values())
     if isinstance(value, list):
-        pairs = [_strip_secrets(v) for v in value]
+        pairs = [_strip_secrets(v, f"{where}.{i}") for i, v in enumerate(value)]
         return [v for v, _ in pairs], any(s for _, s in pairs)
     return value, False
 
@@ -193,7 +220,7 @@ def load_stack_outputs(project: Project, path: Path | None = None) -> dict[str, 
         path = project.config_dir / STACK_OUTPUTS_FILE
         if not path.is_file():
             return {}
-    data = _read_yaml(path) or {}
+    data = load_yaml(path) or {}
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise PlanError(f"{path}: expected a mapping of stack name -> mapping of outputs")
     return {str(name): dict(outputs) for name, outputs in data.items()}

@@ -113,7 +113,7 @@ INVALID = [
     ),
     (
         _with("network.vpcCidr", "10.0.0.0/33"),
-        ["network.vpcCidr: input is not a valid IPv4 network (got 10.0.0.0/33)"],
+        ["network.vpcCidr: '33' is not a valid netmask (got 10.0.0.0/33)"],
     ),
     (
         _with("network.natSubnets", []),
@@ -207,6 +207,40 @@ INVALID = [
         _with("nodePools.1.gpus", 4),
         ["nodePools.1.gpus: extra inputs are not permitted (got 4)"],
     ),
+    # Strict: no value is read as another type.
+    (
+        _with("network.vpcCidr", 167772160),
+        ["network.vpcCidr: input should be a valid string (got 167772160)"],
+    ),
+    (
+        _with("network.natSubnets.0.cidr", True),
+        ["network.natSubnets.0.cidr: input should be a valid string (got true)"],
+    ),
+    (
+        _with("nodePools.1.minSize", True),
+        ["nodePools.1.minSize: input should be a valid integer (got true)"],
+    ),
+    (
+        _with("nodePools.1.maxSize", "4"),
+        ["nodePools.1.maxSize: input should be a valid integer (got 4)"],
+    ),
+    (
+        _with("spotGroups.0.maxPricePerHour", float("inf")),
+        ["spotGroups.0.maxPricePerHour: input should be a finite number (got Infinity)"],
+    ),
+    # Checks the components make are made here first, with the full path.
+    (
+        _with("addons", {"monitoring": False}),
+        ["addons.prometheusAdapter: needs monitoring (its Prometheus) (got true)"],
+    ),
+    (
+        _with("training", {"namespace": "ml"}),
+        ["training.namespace: not a GPU namespace of access (gpu-training, gpu-inference) (got ml)"],
+    ),
+    (
+        _with("inference.0.pool", "train"),
+        ["inference.0.pool: pool 'train' is not an inference pool (got train)"],
+    ),
 ]
 
 
@@ -261,3 +295,42 @@ def test_a_pool_spec_validates_on_its_own() -> None:
             desired_size=1,
             max_size=3,
         )
+
+
+def test_a_schema_error_hides_no_check_that_can_run() -> None:
+    raw = _with("nodePools.0.minSize", "zero")
+    raw["tags"] = {"owner": "ml"}
+    raw["spotGroups"][0]["instanceTypes"] = ["g5.xlarge", "p5.48xlarge"]
+    raw["nodePools"][1]["instanceTypes"] = ["g9.nothing"]
+    with pytest.raises(ConfigError) as caught:
+        parse_stack_config(raw)
+    assert [str(p) for p in caught.value.problems] == [
+        "nodePools.0.minSize: input should be a valid integer (got zero)",
+        'tags: missing required tags environment, cost-center (got ["owner"])',
+        "nodePools.1.instanceTypes.0: not a GPU instance type of the aws catalog (got g9.nothing)",
+        'spotGroups.0.instanceTypes: mixes GPU classes; use one GPU model (got ["NVIDIA A10G", "NVIDIA H100"])',
+    ]
+
+
+def test_alibaba_checks_of_its_components_are_config_problems() -> None:
+    raw = copy.deepcopy(BASE)
+    raw.update(cloud="alicloud", region="cn-hangzhou", spotGroups=[], inference=[], nodePools=[])
+    del raw["peering"]
+    raw["access"] = {"adminPrincipals": ["acs:ram::1234567890123456:role/platform"]}
+    raw["cluster"] = {"kubernetesVersion": "1.19"}
+    raw["kms"] = {"alicloudKmsInstanceId": "kst-hzz0000000000000"}
+    raw["network"] = {
+        "vpcCidr": "172.16.0.0/12",
+        "privateSubnets": [
+            {"zone": "cn-hangzhou-h", "cidr": "172.16.0.0/19"},
+            {"zone": "cn-hangzhou-i", "cidr": "172.16.32.0/19"},
+        ],
+        "natSubnets": [{"zone": "cn-hangzhou-h", "cidr": "172.16.255.0/28"}],
+    }
+    with pytest.raises(ConfigError) as caught:
+        parse_stack_config(raw)
+    nat, service_range, version = (str(p) for p in caught.value.problems)
+    assert nat == "network.natSubnets: Alibaba Cloud NAT gateways sit in a vswitch; leave it empty (got 1)"
+    assert service_range == "network.vpcCidr: overlaps the cluster's Service range 172.21.0.0/20 (got 172.16.0.0/12)"
+    assert version.startswith("cluster.kubernetesVersion: no pins for this Kubernetes version on alicloud (supported: ")
+    assert version.endswith(") (got 1.19)")

@@ -154,6 +154,7 @@ def test_config_cross_field_problems_are_all_reported(
         "error: invalid config in Pulumi.dev.yaml:\n"
         "  gpu-cloud:network.privateSubnets.1.cidr: not inside vpcCidr 10.0.0.0/16 (got 10.1.0.0/20)\n"
         '  gpu-cloud:network.privateSubnets: needs subnets in at least two zones (got ["us-east-1a", "us-east-1a"])\n'
+        '  gpu-cloud:tags: missing required tags cost-center (got ["environment", "owner", "team"])\n'
     )
 
 

@@ -6,7 +6,6 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from ipaddress import IPv4Network
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -15,7 +14,14 @@ from gpu_cloud.components import labels
 from gpu_cloud.components.alicloud._common import check, child_options
 from gpu_cloud.components.alicloud._pool import Placement, PoolShape, node_pool
 from gpu_cloud.components.catalog import Cloud
-from gpu_cloud.components.spec import SYSTEM_POOL_NAME, ClusterSpec, NetworkSpec, Problem, system_pool_problems
+from gpu_cloud.components.spec import (
+    ACK_SERVICE_CIDR,
+    SYSTEM_POOL_NAME,
+    ClusterSpec,
+    NetworkSpec,
+    Problem,
+    system_pool_problems,
+)
 from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES, version_problem
 
 __all__ = ["ADDONS", "CLUSTER_TAG_KEY", "SERVICE_CIDR", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]
@@ -30,7 +36,7 @@ select-ecs-instances-to-create-the-master-and-worker-nodes-of-an-ack-cluster).""
 CLUSTER_SPEC = "ack.pro.small"
 """ACK managed cluster Pro edition (cs.ManagedKubernetes ``cluster_spec``)."""
 
-SERVICE_CIDR = IPv4Network("172.21.0.0/20")
+SERVICE_CIDR = ACK_SERVICE_CIDR
 """The Kubernetes Service range; must not overlap the VPC (cs.ManagedKubernetes ``service_cidr``)."""
 
 CLUSTER_TAG_KEY = "gpucloud-cluster"
