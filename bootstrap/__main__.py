@@ -1,10 +1,29 @@
-"""Bootstrap of a self-managed Pulumi backend: a state bucket and the secrets provider's KMS key. Glue only."""
+"""Bootstrap of an AWS account (run once, first): a state bucket and the secrets provider's KMS key for a
+self-managed Pulumi backend, the Auto Scaling service-linked role the environments' key policies name, and the deploy
+runner (a CodeBuild project in a private VPC) that runs `pulumi up` for the environments. Glue only."""
 
 import pulumi
 import pulumi_aws as aws
+from pydantic import ValidationError
 
-from gpu_cloud.components.aws import CheckpointBucket, CheckpointBucketArgs, KmsKey, KmsKeyArgs
-from gpu_cloud.components.spec import REQUIRED_TAGS, CheckpointBucketSpec, ConfigError, KmsKeySpec, Problem
+from gpu_cloud.components.aws import (
+    CheckpointBucket,
+    CheckpointBucketArgs,
+    DeployRunner,
+    DeployRunnerArgs,
+    KmsKey,
+    KmsKeyArgs,
+    PrivateNetwork,
+    PrivateNetworkArgs,
+)
+from gpu_cloud.components.spec import (
+    REQUIRED_TAGS,
+    CheckpointBucketSpec,
+    ConfigError,
+    KmsKeySpec,
+    NetworkSpec,
+    Problem,
+)
 
 ALIAS = "gpucloud-pulumi-state"
 """The key's alias: the secrets provider is ``awskms://alias/gpucloud-pulumi-state?region=<region>``."""
@@ -28,7 +47,6 @@ key = KmsKey(
         alias=ALIAS,
         user_role_arns=deployers,
         autoscaling_volumes=False,
-        cloudwatch_logs=False,
     ),
     opts=opts,
 )
@@ -45,3 +63,46 @@ pulumi.export("stateBucket", bucket.bucket_name)
 pulumi.export("backendUrl", pulumi.Output.concat("s3://", bucket.bucket_name))
 pulumi.export("secretsProvider", f"awskms://{key.alias_name}?region={region}")
 pulumi.export("kmsKeyArn", key.key_arn)
+
+# The environments' KMS key policies name the Auto Scaling service-linked role, which AWS creates only with the first
+# Auto Scaling group of an account: KMS rejects a key policy whose principal does not exist (CreateKey
+# MalformedPolicyDocumentException), so the account's bootstrap creates it. Where it already exists, import it once:
+#   pulumi import aws:iam/serviceLinkedRole:ServiceLinkedRole autoscaling-service-role \
+#     arn:aws:iam::<account>:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling
+autoscaling_role = aws.iam.ServiceLinkedRole(
+    "autoscaling-service-role",
+    aws_service_name="autoscaling.amazonaws.com",
+    opts=pulumi.ResourceOptions(provider=provider, retain_on_delete=True),
+)
+
+# The deploy runner: its own private VPC (NAT egress for the Pulumi CLI and packages), peered with each environment.
+try:
+    runner_spec = NetworkSpec.model_validate(config.require_object("runnerNetwork"))
+except ValidationError as err:
+    raise ConfigError(
+        [
+            Problem(f"gpu-cloud-bootstrap:runnerNetwork.{'.'.join(map(str, e['loc']))}", e["msg"], e["input"])
+            for e in err.errors()
+        ]
+    ) from None
+runner_network = PrivateNetwork(
+    "runner-network", PrivateNetworkArgs(spec=runner_spec, kms_key_arn=key.key_arn), opts=opts
+)
+runner = DeployRunner(
+    "runner",
+    DeployRunnerArgs(
+        vpc_id=runner_network.vpc_id,
+        subnet_ids=runner_network.private_subnet_ids,
+        source_bucket=bucket.bucket_name,
+        deployer_role_arns=deployers,
+        backend_url=pulumi.Output.concat("s3://", bucket.bucket_name),
+        kms_key_arn=key.key_arn,
+    ),
+    opts=opts,
+)
+pulumi.export("autoscalingServiceRoleArn", autoscaling_role.arn)
+pulumi.export("runnerVpcId", runner_network.vpc_id)
+pulumi.export("runnerRouteTableIds", runner_network.private_route_table_ids)
+pulumi.export("runnerSecurityGroupId", runner.security_group_id)
+pulumi.export("runnerRoleArn", runner.role_arn)
+pulumi.export("runnerProject", runner.project_name)

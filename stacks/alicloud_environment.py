@@ -46,7 +46,14 @@ def build(config: StackConfig) -> None:
     account_id = alicloud.get_caller_identity(opts=pulumi.InvokeOptions(provider=provider)).account_id
 
     network = PrivateNetwork(f"{env}-network", PrivateNetworkArgs(spec=config.network, tags=tags), opts)
-    key = KmsKey(f"{env}-key", KmsKeyArgs(spec=config.kms, protect=config.protect_stateful, tags=tags), opts)
+    # The KMS instance is the account's (its bootstrap stack exports kmsInstanceId), not a copied id.
+    instance_stack = config.kms.alicloud_kms_instance_stack
+    instance_id = pulumi.StackReference(instance_stack).require_output("kmsInstanceId") if instance_stack else None
+    key = KmsKey(
+        f"{env}-key",
+        KmsKeyArgs(spec=config.kms, protect=config.protect_stateful, tags=tags, instance_id=instance_id),
+        opts,
+    )
     cluster = GpuCluster(
         f"{env}-gpu",
         GpuClusterArgs(

@@ -206,7 +206,11 @@ class KmsKeySpec(_Spec):
     deletion_window_days: int = Field(default=30, ge=DELETION_WINDOW_DAYS[0], le=DELETION_WINDOW_DAYS[1])
     """Days a deleted key stays recoverable."""
     alicloud_kms_instance_id: str | None = None
-    """Alibaba Cloud only, and required there: the software KMS instance that holds the key."""
+    """Alibaba Cloud only, and required there unless ``alicloudKmsInstanceStack`` names where it comes from: the
+    software KMS instance that holds the key."""
+    alicloud_kms_instance_stack: str | None = None
+    """Alibaba Cloud only: the stack that exports ``kmsInstanceId`` (the account's bootstrap stack, which owns the
+    KMS instance), read through a StackReference instead of a copied id."""
 
 
 class ClusterSpec(_Spec):
@@ -939,7 +943,12 @@ def _kms(config: StackConfig) -> list[Problem]:
     if cloud is Cloud.AWS and config.kms.alicloud_kms_instance_id:
         message = "is an Alibaba Cloud-only setting"
         problems.append(Problem("kms.alicloudKmsInstanceId", message, config.kms.alicloud_kms_instance_id))
-    if cloud is Cloud.ALICLOUD and not config.kms.alicloud_kms_instance_id:
+    stack = config.kms.alicloud_kms_instance_stack
+    if config.kms.alicloud_kms_instance_id and stack:
+        problems.append(Problem("kms.alicloudKmsInstanceStack", "give it or alicloudKmsInstanceId, not both", stack))
+    if cloud is Cloud.AWS and stack:
+        problems.append(Problem("kms.alicloudKmsInstanceStack", "is an Alibaba Cloud-only setting", stack))
+    if cloud is Cloud.ALICLOUD and not (config.kms.alicloud_kms_instance_id or stack):
         # The key always rotates automatically, and only keys of a software KMS instance rotate on
         # rotationDays; a default key rotates every 365 days (pulumi-alicloud kms.Key rotation_interval).
         problems.append(Problem("kms.alicloudKmsInstanceId", ALICLOUD_KMS_INSTANCE_REQUIRED, None))

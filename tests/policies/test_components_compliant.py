@@ -94,6 +94,18 @@ def _aws() -> None:
     amz.PrivateNetwork("net", amz.PrivateNetworkArgs(spec=AWS_NETWORK, kms_key_arn=key.key_arn), opts=opts)
     closed = AWS_NETWORK.model_copy(update={"egress": EgressMode.ENDPOINTS_ONLY, "nat_subnets": ()})
     amz.PrivateNetwork("closed", amz.PrivateNetworkArgs(spec=closed, kms_key_arn=key.key_arn), opts=opts)
+    amz.DeployRunner(
+        "runner",
+        amz.DeployRunnerArgs(
+            vpc_id="vpc-1",
+            subnet_ids=["subnet-1", "subnet-2"],
+            source_bucket="gpucloud-state-123456789012-us-east-1",
+            deployer_role_arns=["arn:aws:iam::123456789012:role/deployer"],
+            backend_url="s3://gpucloud-state-123456789012-us-east-1",
+            kms_key_arn=key.key_arn,
+        ),
+        opts=opts,
+    )
     peering = PeeringSpec.model_validate({"peerRegion": "us-west-2", "peerVpcCidr": "10.1.0.0/16", "peerStack": "d"})
     amz.PrivateVpcPeering(
         "peering",

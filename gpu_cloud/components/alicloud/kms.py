@@ -42,6 +42,8 @@ class KmsKeyArgs:
     """Protect and retain the key (StackConfig.protect_stateful); only dev turns it off."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """Tags on the key."""
+    instance_id: pulumi.Input[str] | None = None
+    """The KMS instance, when it comes from elsewhere (``spec.alicloud_kms_instance_stack``); else the spec's id."""
 
 
 class KmsKey(pulumi.ComponentResource):
@@ -76,7 +78,7 @@ class KmsKey(pulumi.ComponentResource):
             pending_window_in_days=spec.deletion_window_days,
             deletion_protection=ENABLED if args.protect else DISABLED,
             deletion_protection_description=PROTECTION_REASON if args.protect else None,
-            dkms_instance_id=spec.alicloud_kms_instance_id,
+            dkms_instance_id=args.instance_id or spec.alicloud_kms_instance_id,
             tags=dict(args.tags),
             opts=stateful_options(self, args.protect),
         )

@@ -8,6 +8,7 @@ except ModuleNotFoundError as err:
     raise missing_extra("aws", "pulumi_aws", err) from None
 
 from gpu_cloud.components.aws.cluster import GpuCluster, GpuClusterArgs
+from gpu_cloud.components.aws.deploy_runner import DeployRunner, DeployRunnerArgs
 from gpu_cloud.components.aws.identity import PodIdentityRole, PodIdentityRoleArgs
 from gpu_cloud.components.aws.kms import KmsKey, KmsKeyArgs
 from gpu_cloud.components.aws.network import PrivateNetwork, PrivateNetworkArgs
@@ -20,6 +21,8 @@ from gpu_cloud.components.aws.storage import CheckpointBucket, CheckpointBucketA
 __all__ = [
     "CheckpointBucket",
     "CheckpointBucketArgs",
+    "DeployRunner",
+    "DeployRunnerArgs",
     "GpuAdminAccess",
     "GpuAdminAccessArgs",
     "GpuCluster",
