@@ -9,6 +9,8 @@ import pulumi_alicloud as alicloud
 from gpu_cloud.components.alicloud import (
     CheckpointBucket,
     CheckpointBucketArgs,
+    ClusterAutoscaling,
+    ClusterAutoscalingArgs,
     GpuAdminAccess,
     GpuAdminAccessArgs,
     GpuCluster,
@@ -72,6 +74,16 @@ def build(config: StackConfig) -> None:
     groups = [
         SpotGpuGroup(f"{env}-{g.name}", SpotGpuGroupArgs(spec=g, **vars(where)), opts) for g in config.spot_groups
     ]
+    # Without the cluster-level setting the pools' own autoscaling adds no node; spot pools first.
+    autoscaling = ClusterAutoscaling(
+        f"{env}-autoscaling",
+        ClusterAutoscalingArgs(
+            cluster_id=cluster.cluster_id,
+            spot_groups=[(g.spot_scaling_group_id, g.fallback_scaling_group_id) for g in groups],
+            other_pools=[cluster.system_scaling_group_id, *(p.scaling_group_id for p in pools)],
+        ),
+        opts,
+    )
     components: dict[str, pulumi.Resource] = {p.name: c for p, c in zip(config.node_pools, pools, strict=True)}
     components |= {g.name: c for g, c in zip(config.spot_groups, groups, strict=True)}
     if config.peering is not None:
@@ -155,7 +167,7 @@ def build(config: StackConfig) -> None:
         config,
         kubernetes_layer.ClusterHandle(
             kubeconfig=cluster.kubeconfig,
-            ready=[cluster, *deploy_path],
+            ready=[cluster, autoscaling, *deploy_path],
             pools=components,
             training_identities=[training_role] if training_role is not None else [],
             checkpoint_role=training_role.role_name if training_role is not None else None,

@@ -197,7 +197,14 @@ def _alicloud() -> None:
     inference = _pool("infer", "inference", ["ecs.gn7i-c8g1.2xlarge"])
     ali.GpuNodePool("infer", ali.GpuNodePoolArgs(spec=inference, tags=TAGS, **placement), opts=opts)
     spot = _spot(["ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge"])
-    ali.SpotGpuGroup("batch", ali.SpotGpuGroupArgs(spec=spot, tags=TAGS, **placement), opts=opts)
+    group = ali.SpotGpuGroup("batch", ali.SpotGpuGroupArgs(spec=spot, tags=TAGS, **placement), opts=opts)
+    ali.ClusterAutoscaling(
+        "autoscaling",
+        ali.ClusterAutoscalingArgs(
+            cluster_id="c-1", spot_groups=[(group.spot_scaling_group_id, group.fallback_scaling_group_id)]
+        ),
+        opts=opts,
+    )
     ali.GpuAdminAccess(
         "access", ali.GpuAdminAccessArgs(spec=ALI_ACCESS, cluster_id="c-1", cluster_name="gpu", tags=TAGS), opts=opts
     )

@@ -17,6 +17,7 @@ from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.model import RecordedResource, Violation
 from gpu_cloud.planner.policy import run_policy_pack
 from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
+from tests.alicloud.support import label_map
 
 ROOT = Path(__file__).resolve().parents[2]
 STACKS = ("dev", "staging", "prod", "prod-cn")
@@ -191,6 +192,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
     "prod-cn": {
         "alicloud:cs/kubernetesPermission:KubernetesPermission": 2,
         "alicloud:cs/managedKubernetes:ManagedKubernetes": 1,
+        "alicloud:cs/autoscalingConfig:AutoscalingConfig": 1,
         "alicloud:cs/nodePool:NodePool": 5,
         "alicloud:ecs/eipAddress:EipAddress": 1,
         "alicloud:ecs/eipAssociation:EipAssociation": 1,
@@ -587,3 +589,16 @@ def test_the_autoscaler_template_advertises_efa_only_where_the_efa_plugin_runs_a
         advertised[group.inputs["labels"]["gpucloud.io/pool"]] = int(efa)
     assert set(advertised) == plugin_pools
     assert advertised == {"dev": {}, "staging": {"training-a10g": 1}, "prod": {"training-h100": 32}}[stack]
+
+
+def test_prod_cn_enables_cluster_autoscaling_over_every_pool_and_its_spot_pool_buys_no_on_demand() -> None:
+    [config] = of_type("prod-cn", "alicloud:cs/autoscalingConfig:AutoscalingConfig")
+    assert (config.inputs["expander"], config.inputs["gpuUtilizationThreshold"]) == ("priority", "0.3")
+    assert sorted(config.inputs["priorities"]) == ["10", "20", "50"]
+    pools = of_type("prod-cn", "alicloud:cs/nodePool:NodePool")
+    # The scaling group ids are known only after apply; every pool feeds the priorities.
+    assert {p.urn for p in pools} <= set(config.property_dependencies["priorities"])
+    spot = named("prod-cn", "prod-cn-batch-spot").inputs
+    assert spot["compensateWithOnDemand"] is False
+    assert label_map(spot)["gpucloud.io/capacity"] == "spot"
+    assert label_map(named("prod-cn", "prod-cn-batch-ondemand").inputs)["gpucloud.io/capacity"] == "on-demand"

@@ -7,6 +7,7 @@ except ModuleNotFoundError as err:
 
     raise missing_extra("alicloud", "pulumi_alicloud", err) from None
 
+from gpu_cloud.components.alicloud.autoscaling import ClusterAutoscaling, ClusterAutoscalingArgs
 from gpu_cloud.components.alicloud.cluster import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.alicloud.identity import RrsaRole, RrsaRoleArgs
 from gpu_cloud.components.alicloud.kms import KmsKey, KmsKeyArgs
@@ -21,6 +22,8 @@ from gpu_cloud.components.alicloud.tls import Tls13ListenerPolicy, Tls13Listener
 __all__ = [
     "CheckpointBucket",
     "CheckpointBucketArgs",
+    "ClusterAutoscaling",
+    "ClusterAutoscalingArgs",
     "GpuAdminAccess",
     "GpuAdminAccessArgs",
     "GpuCluster",

@@ -110,6 +110,8 @@ class GpuCluster(pulumi.ComponentResource):
     """The API server's intranet endpoint."""
     system_node_pool_id: pulumi.Output[str]
     """The system node pool's id."""
+    system_scaling_group_id: pulumi.Output[str]
+    """The system node pool's scaling group (what the autoscaler's priorities name)."""
     system_node_pool_name: str
     """The system node pool's name in ACK."""
 
@@ -178,7 +180,9 @@ class GpuCluster(pulumi.ComponentResource):
         )
         # The system pool spans every vswitch of the cluster.
         placement = Placement(cluster.id, {"all": list(args.vswitch_ids)}, args.kms_key_id, args.tags)
-        self.system_node_pool_id = node_pool(f"{name}-{SYSTEM_POOL_NAME}", system, placement, self).node_pool_id
+        system_pool = node_pool(f"{name}-{SYSTEM_POOL_NAME}", system, placement, self)
+        self.system_node_pool_id = system_pool.node_pool_id
+        self.system_scaling_group_id = system_pool.scaling_group_id
         self.system_node_pool_name = SYSTEM_POOL_NAME
         self.register_outputs(
             {

@@ -39,6 +39,8 @@ class GpuNodePool(pulumi.ComponentResource):
 
     node_pool_id: pulumi.Output[str]
     """The ACK node pool's id."""
+    scaling_group_id: pulumi.Output[str]
+    """The node pool's scaling group (what the autoscaler's priorities name)."""
     node_pool_name: str
     """The node pool's name in ACK (the spec's name)."""
 
@@ -57,5 +59,6 @@ class GpuNodePool(pulumi.ComponentResource):
         )
         pool = node_pool(f"{name}-pool", shape, args.placement(spec.zones), self)
         self.node_pool_id = pool.node_pool_id
+        self.scaling_group_id = pool.scaling_group_id
         self.node_pool_name = spec.name
         self.register_outputs({"nodePoolId": self.node_pool_id})

@@ -51,8 +51,11 @@ def spot_capacity(spec: SpotGroupSpec) -> dict[str, object]:
         # Replace a spot node as soon as its reclaim notice arrives.
         "spot_instance_remedy": True,
         "multi_az_policy": COST_OPTIMIZED,
-        # When no spot capacity is left, buy pay-as-you-go instead of failing the scale-out.
-        "compensate_with_on_demand": spec.on_demand_fallback,
+        # Never pay-as-you-go inside the spot pool: those nodes would carry the pool's spot label and taint (node pool
+        # labels and taints apply to every node of the pool), so only preemptible pods could use them and cost
+        # reports would count them as spot. The fall-back is the separate on-demand pool, which the cluster
+        # autoscaler's priority expander ranks below the spot pool (components.alicloud.autoscaling).
+        "compensate_with_on_demand": False,
         # These two are strings in pulumi-alicloud: no on-demand base; everything above it is spot.
         "on_demand_base_capacity": "0",
         "on_demand_percentage_above_base_capacity": "0",
@@ -71,12 +74,16 @@ class SpotGpuGroup(pulumi.ComponentResource):
     """Spot GPU nodes (``<name>-spot``) and, unless turned off, an on-demand fall-back pool (``<name>-ondemand``).
 
     Both carry the group's pool label; the spot pool also the ``spot`` capacity label and the spot taint, so
-    only preemptible workloads land there. The fall-back pool starts empty (min 0) for the autoscaler's
-    priority expander, which prefers ``-spot`` pools.
+    only preemptible workloads land there. The fall-back pool starts empty (min 0); the cluster autoscaler's
+    priority expander (components.alicloud.autoscaling) ranks it below the spot pool.
     """
 
     spot_node_pool_id: pulumi.Output[str]
     """The spot node pool's id."""
+    spot_scaling_group_id: pulumi.Output[str]
+    """The spot node pool's scaling group (what the autoscaler's priorities name)."""
+    fallback_scaling_group_id: pulumi.Output[str] | None
+    """The fall-back pool's scaling group, if there is one."""
     fallback_node_pool_id: pulumi.Output[str] | None
     """The on-demand fall-back node pool's id, if there is one."""
 
@@ -95,7 +102,9 @@ class SpotGpuGroup(pulumi.ComponentResource):
         placement = args.placement()
         spot = node_pool(f"{name}{labels.SPOT_SUFFIX}", shape, placement, self, **spot_capacity(spec))
         self.spot_node_pool_id = spot.node_pool_id
+        self.spot_scaling_group_id = spot.scaling_group_id
         self.fallback_node_pool_id = None
+        self.fallback_scaling_group_id = None
         if spec.on_demand_fallback:
             fallback = shape_of(
                 spec,
@@ -106,6 +115,7 @@ class SpotGpuGroup(pulumi.ComponentResource):
             )
             pool = node_pool(f"{name}{labels.FALLBACK_SUFFIX}", fallback, placement, self)
             self.fallback_node_pool_id = pool.node_pool_id
+            self.fallback_scaling_group_id = pool.scaling_group_id
         self.register_outputs(
             {"spotNodePoolId": self.spot_node_pool_id, "fallbackNodePoolId": self.fallback_node_pool_id}
         )
