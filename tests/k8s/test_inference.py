@@ -348,3 +348,20 @@ def test_cloud_identity_and_load_balancer_inputs_must_match_the_cloud():
     args = _args(service(), identity_role="role")
     message, _ = refused(lambda opts: InferenceService("resnet", args, opts=opts))
     assert message == "identityRole: not used on aws (got role)"
+
+
+def test_on_a_pool_that_shares_gpus_the_hpa_follows_the_pools_gpus():
+    pool = inference_pool(**ACK_POOL, gpu_time_slicing_replicas=4)
+    spec = one(_plan(pool=pool, cloud=Cloud.ALICLOUD), "resnet-hpa").inputs["spec"]
+    assert spec["metrics"] == [
+        {
+            "type": "External",
+            "external": {
+                "metric": {
+                    "name": "gpu_pool_memory_utilization",
+                    "selector": {"matchLabels": {"label_gpucloud_io_pool": "inference-a10g"}},
+                },
+                "target": {"type": "Value", "value": "70"},
+            },
+        }
+    ]

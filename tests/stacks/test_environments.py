@@ -404,6 +404,15 @@ def test_staging_and_prod_scale_inference_on_gpu_memory_at_seventy_percent() -> 
         assert hpa["metrics"][0]["pods"]["target"]["averageValue"] == "70"
 
 
+def test_prod_cn_scales_inference_on_its_shared_pools_gpu_memory() -> None:
+    [metric] = named("prod-cn", "prod-cn-resnet-hpa").inputs["spec"]["metrics"]
+    assert metric["external"]["metric"] == {
+        "name": "gpu_pool_memory_utilization",
+        "selector": {"matchLabels": {"label_gpucloud_io_pool": "inference"}},
+    }
+    assert metric["external"]["target"] == {"type": "Value", "value": "70"}
+
+
 @pytest.mark.parametrize("stack", STACKS)
 def test_every_inference_pod_stages_its_model_with_its_own_identity_and_is_probed_on_its_model(stack: str) -> None:
     pod = named(stack, f"{stack}-resnet-deployment").inputs["spec"]["template"]["spec"]

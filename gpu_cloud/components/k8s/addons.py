@@ -19,7 +19,7 @@ import yaml
 from gpu_cloud.components import labels, versions
 from gpu_cloud.components.k8s.clouds import profile
 from gpu_cloud.components.k8s.cuda import ImageFamily, image_family
-from gpu_cloud.components.k8s.monitoring import IDLE_GPU_PERCENT, adapter_rules, alert_groups
+from gpu_cloud.components.k8s.monitoring import IDLE_GPU_PERCENT, adapter_external_rules, adapter_rules, alert_groups
 from gpu_cloud.components.k8s.scheduling import daemonset_tolerations
 from gpu_cloud.components.spec import AddonsSpec, Cloud, ConfigError, GpuNodePoolSpec, Problem, SpotGroupSpec
 
@@ -200,7 +200,7 @@ class GpuAddons(pulumi.ComponentResource):
                         "url": f"http://{PROMETHEUS_RELEASE}-prometheus.{MONITORING_NAMESPACE}.svc",
                         "port": 9090,
                     },
-                    "rules": {"custom": adapter_rules()},
+                    "rules": {"custom": adapter_rules(), "external": adapter_external_rules()},
                     "nodeSelector": SYSTEM_NODES,
                 }
                 self._release(name, versions.PROMETHEUS_ADAPTER_CHART, namespace, adapter, depends_on=[stack])

@@ -14,7 +14,7 @@ from gpu_cloud.components import labels, versions
 from gpu_cloud.components.catalog import lookup
 from gpu_cloud.components.k8s.clouds import profile
 from gpu_cloud.components.k8s.cuda import cuda_problems
-from gpu_cloud.components.k8s.monitoring import HPA_METRICS
+from gpu_cloud.components.k8s.monitoring import HPA_METRICS, POOL_HPA_METRICS, POOL_SERIES_LABEL
 from gpu_cloud.components.k8s.scheduling import is_spot, workload_tolerations
 from gpu_cloud.components.spec import (
     AWS_TLS13_SSL_POLICIES,
@@ -218,17 +218,7 @@ class InferenceService(pulumi.ComponentResource):
                 ),
                 min_replicas=spec.min_replicas,
                 max_replicas=spec.max_replicas,
-                metrics=[
-                    k8s.autoscaling.v2.MetricSpecArgs(
-                        type="Pods",
-                        pods=k8s.autoscaling.v2.PodsMetricSourceArgs(
-                            metric=k8s.autoscaling.v2.MetricIdentifierArgs(name=HPA_METRICS[spec.metric]),
-                            target=k8s.autoscaling.v2.MetricTargetArgs(
-                                type="AverageValue", average_value=str(spec.target_percent)
-                            ),
-                        ),
-                    )
-                ],
+                metrics=[_hpa_metric(spec, args.pool)],
             ),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[self.deployment]),
         )
@@ -239,6 +229,31 @@ class InferenceService(pulumi.ComponentResource):
                 "serviceAccount": self.service_account.id,
             }
         )
+
+
+def _hpa_metric(spec: InferenceServiceSpec, pool: GpuNodePoolSpec | SpotGroupSpec) -> k8s.autoscaling.v2.MetricSpecArgs:
+    """The service's own pods' GPU signal (Pods metric, averaged per pod); on a pool that shares GPUs, the pool's
+    (External metric selected by the pool label, against the total), since shared GPUs cannot be attributed to
+    pods (``components.k8s.monitoring.POOL_HPA_METRICS``)."""
+    target = str(spec.target_percent)
+    if isinstance(pool, GpuNodePoolSpec) and pool.gpu_time_slicing_replicas is not None:
+        return k8s.autoscaling.v2.MetricSpecArgs(
+            type="External",
+            external=k8s.autoscaling.v2.ExternalMetricSourceArgs(
+                metric=k8s.autoscaling.v2.MetricIdentifierArgs(
+                    name=POOL_HPA_METRICS[spec.metric],
+                    selector=k8s.meta.v1.LabelSelectorArgs(match_labels={POOL_SERIES_LABEL: pool.name}),
+                ),
+                target=k8s.autoscaling.v2.MetricTargetArgs(type="Value", value=target),
+            ),
+        )
+    return k8s.autoscaling.v2.MetricSpecArgs(
+        type="Pods",
+        pods=k8s.autoscaling.v2.PodsMetricSourceArgs(
+            metric=k8s.autoscaling.v2.MetricIdentifierArgs(name=HPA_METRICS[spec.metric]),
+            target=k8s.autoscaling.v2.MetricTargetArgs(type="AverageValue", average_value=target),
+        ),
+    )
 
 
 def _check(args: InferenceServiceArgs) -> None:
