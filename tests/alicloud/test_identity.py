@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from gpu_cloud.components.alicloud import RrsaRole, RrsaRoleArgs
-from gpu_cloud.components.alicloud.identity import checkpoint_policy, rrsa_trust_policy
+from gpu_cloud.components.alicloud.identity import checkpoint_policy, job_checkpoint_policy, rrsa_trust_policy
 from tests.alicloud.support import component, custom, one, plan_of, registered, rejected
 
 POLICY = checkpoint_policy("1234567890123456", "cn-hangzhou", "prod-cn-gpu-checkpoints-1234567890123456")
@@ -78,6 +78,25 @@ def test_checkpoint_policy_names_only_the_bucket_and_the_regions_keys() -> None:
         "Effect": "Allow",
         "Resource": ["acs:kms:cn-hangzhou:1234567890123456:key/*"],
     }
+
+
+def test_a_jobs_policy_lists_reads_and_writes_only_its_checkpoint_prefix() -> None:
+    bucket = "prod-cn-gpu-checkpoints-1234567890123456"
+    listing, objects, keys = json.loads(job_checkpoint_policy("1234567890123456", "cn-hangzhou", bucket, "jobs/llm/"))[
+        "Statement"
+    ]
+    assert listing == {
+        "Action": ["oss:ListObjects"],
+        "Effect": "Allow",
+        "Resource": [f"acs:oss:*:1234567890123456:{bucket}"],
+        "Condition": {"StringLike": {"oss:Prefix": ["jobs/llm/", "jobs/llm/*"]}},
+    }
+    assert objects == {
+        "Action": ["oss:AbortMultipartUpload", "oss:DeleteObject", "oss:GetObject", "oss:ListParts", "oss:PutObject"],
+        "Effect": "Allow",
+        "Resource": [f"acs:oss:*:1234567890123456:{bucket}/jobs/llm/*"],
+    }
+    assert keys["Action"] == ["kms:Decrypt", "kms:GenerateDataKey"]
 
 
 def test_the_policy_document_is_plain_text_in_the_plan() -> None:

@@ -9,6 +9,7 @@ from gpu_cloud.components.aws.identity import (
     PodIdentityRoleArgs,
     checkpoint_statements,
     cluster_autoscaler_statements,
+    job_checkpoint_statements,
 )
 from gpu_cloud.components.spec import ConfigError
 from tests.aws.helpers import assert_policies_lint_clean, named, run, statements, type_counts
@@ -106,7 +107,36 @@ def test_training_role_reaches_only_the_checkpoint_bucket_and_key() -> None:
     }
 
 
-@pytest.mark.parametrize("build", [_autoscaler, _training])
+def _job() -> PodIdentityRole:
+    return PodIdentityRole(
+        "job",
+        PodIdentityRoleArgs(
+            cluster_name="prod-gpu",
+            namespace="gpu-training",
+            service_account="llm",
+            statements=job_checkpoint_statements("gpucloud-prod-ckpt", "alias/gpucloud-prod", "jobs/llm/"),
+        ),
+    )
+
+
+def test_a_jobs_role_reaches_only_its_checkpoint_prefix() -> None:
+    listing, objects, key = statements(named(run(_job), "job-policy").inputs["policy"])
+    name = "arn:aws:s3:::gpucloud-prod-ckpt-123456789012-us-east-1"
+    assert listing == {
+        "Sid": "ListCheckpoints",
+        "Effect": "Allow",
+        "Action": ["s3:ListBucket"],
+        "Resource": name,
+        "Condition": {"StringLike": {"s3:prefix": ["jobs/llm/", "jobs/llm/*"]}},
+    }
+    assert (objects["Resource"], objects["Action"]) == (
+        f"{name}/jobs/llm/*",
+        ["s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"],
+    )
+    assert key["Action"] == ["kms:Decrypt", "kms:GenerateDataKey"]
+
+
+@pytest.mark.parametrize("build", [_autoscaler, _training, _job])
 def test_policies_are_readable_and_lint_clean(build: object) -> None:
     assert assert_policies_lint_clean(run(build)) == 2  # type: ignore[arg-type]
 
