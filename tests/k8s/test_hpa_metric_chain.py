@@ -57,8 +57,9 @@ def _counters() -> set[str]:
 
 def _adapter_rules(cloud: Cloud) -> dict[str, list[dict[str, Any]]]:
     pool = inference_pool() if cloud is Cloud.AWS else inference_pool(instance_types=("ecs.gn7i-c8g1.2xlarge",))
+    # The autoscaler is not part of the chain (and needs the cluster's expander priorities).
     args = GpuAddonsArgs(
-        addons=AddonsSpec(),
+        addons=AddonsSpec(cluster_autoscaler=False),
         cloud=cloud,
         pools=(pool,),
         cluster_name="gpu" if cloud is Cloud.AWS else None,
