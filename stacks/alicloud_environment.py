@@ -80,7 +80,7 @@ def build(config: StackConfig) -> None:
         ClusterAutoscalingArgs(
             cluster_id=cluster.cluster_id,
             spot_groups=[(g.spot_scaling_group_id, g.fallback_scaling_group_id) for g in groups],
-            other_pools=[cluster.system_scaling_group_id, *(p.scaling_group_id for p in pools)],
+            other_pools=[p.scaling_group_id for p in pools],
         ),
         opts,
     )

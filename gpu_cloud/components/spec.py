@@ -227,7 +227,7 @@ class ClusterSpec(_Spec):
     system_min_size: int = Field(default=2, ge=1, le=100)
     """Fewest system nodes (two, so the add-ons survive the loss of one)."""
     system_max_size: int = Field(default=4, ge=1, le=100)
-    """Most system nodes."""
+    """Most system nodes (AWS; the ACK system pool is not autoscaled and runs ``system_min_size`` nodes)."""
     system_disk_size_gib: int = Field(default=100, ge=40, le=2048)
     """Disk size of each system node in GiB (the root volume on AWS, the data disk on Alibaba Cloud)."""
 

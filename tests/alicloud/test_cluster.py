@@ -88,7 +88,9 @@ def test_system_pool_is_untainted_cpu_capacity_without_gpu_labels() -> None:
         {"key": "gpucloud.io/capacity", "value": "on-demand"},
     ]
     assert pool.get("taints", []) == []
-    assert pool["scalingConfig"] == {"enable": True, "minSize": 2, "maxSize": 4, "isBondEip": False}
+    # Fixed size, not autoscaled: ACK labels autoscaled nodes k8s.aliyun.com=true and keeps system pods off them.
+    assert "scalingConfig" not in pool
+    assert pool["desiredSize"] == "2"
 
 
 def test_system_pool_has_no_public_ip_and_encrypted_disks() -> None:
@@ -104,7 +106,8 @@ def test_system_pool_types_and_sizes_come_from_the_spec() -> None:
     )
     pool = _system_pool(spec)
     assert (pool["instanceTypes"], pool["imageType"]) == (["ecs.g8y.xlarge"], "AliyunLinux3Arm64")
-    assert (pool["scalingConfig"]["minSize"], pool["scalingConfig"]["maxSize"]) == (3, 5)
+    # ACK: a fixed systemMinSize nodes (systemMaxSize bounds the EKS system group only).
+    assert pool["desiredSize"] == "3"
 
 
 def test_a_gpu_system_type_is_rejected() -> None:

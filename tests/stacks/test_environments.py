@@ -604,9 +604,13 @@ def test_prod_cn_enables_cluster_autoscaling_over_every_pool_and_its_spot_pool_b
     [config] = of_type("prod-cn", "alicloud:cs/autoscalingConfig:AutoscalingConfig")
     assert (config.inputs["expander"], config.inputs["gpuUtilizationThreshold"]) == ("priority", "0.3")
     assert sorted(config.inputs["priorities"]) == ["10", "20", "50"]
-    pools = of_type("prod-cn", "alicloud:cs/nodePool:NodePool")
-    # The scaling group ids are known only after apply; every pool feeds the priorities.
-    assert {p.urn for p in pools} <= set(config.property_dependencies["priorities"])
+    pools = {p.name: p.urn for p in of_type("prod-cn", "alicloud:cs/nodePool:NodePool")}
+    system = pools.pop("prod-cn-gpu-system")
+    # The scaling group ids are known only after apply; every autoscaled GPU pool feeds the priorities, the fixed
+    # system pool does not (ACK keeps system components off autoscaled nodes).
+    assert set(pools.values()) <= set(config.property_dependencies["priorities"])
+    assert system not in config.property_dependencies["priorities"]
+    assert "scalingConfig" not in named("prod-cn", "prod-cn-gpu-system").inputs
     spot = named("prod-cn", "prod-cn-batch-spot").inputs
     assert spot["compensateWithOnDemand"] is False
     assert label_map(spot)["gpucloud.io/capacity"] == "spot"

@@ -86,6 +86,11 @@ class PoolShape:
     """More node labels (the spec's own, GPU sharing)."""
     extra_taints: tuple[alicloud.cs.NodePoolTaintArgs, ...] = ()
     """Taints besides the GPU taint."""
+    autoscaled: bool = True
+    """Scaled by the cluster autoscaler between min and max; False: a fixed ``min_size`` nodes. ACK labels the
+    nodes of an autoscaled pool ``k8s.aliyun.com=true`` "to prevent system pods such as coredns, metrics-servers
+    from being scheduled to elastic nodes" (cs.NodePool ``scaling_config`` docstring, read 2026-12-02), so the
+    system pool is not autoscaled."""
     gpu: bool = True
     """GPU nodes: GPU taint, pool/GPU labels and the pinned driver. False for the system pool, whose nodes carry
     only the purpose and capacity labels (no pool label: GPU node agents select on it)."""
@@ -185,8 +190,8 @@ def node_pool(
 
     ``capacity`` adds the buying options (spot strategy and the like) as cs.NodePool arguments.
 
-    The node count belongs to the autoscaler: scaling is enabled between min and max and ``desired_size`` is
-    left unset (ACK starts the pool at its minimum).
+    The node count of an autoscaled shape belongs to the autoscaler: scaling is enabled between min and max and
+    ``desired_size`` is left unset (ACK starts the pool at its minimum); other shapes get ``min_size`` nodes.
     """
     return alicloud.cs.NodePool(
         resource_name,
@@ -216,7 +221,10 @@ def node_pool(
         taints=[*([GPU_TAINT] if shape.gpu else []), *shape.extra_taints],
         scaling_config=alicloud.cs.NodePoolScalingConfigArgs(
             enable=True, min_size=shape.min_size, max_size=shape.max_size, is_bond_eip=False
-        ),
+        )
+        if shape.autoscaled
+        else None,
+        desired_size=None if shape.autoscaled else str(shape.min_size),
         management=alicloud.cs.NodePoolManagementArgs(
             enable=True,
             auto_repair=True,

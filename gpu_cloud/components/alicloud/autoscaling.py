@@ -29,7 +29,7 @@ SPOT_PRIORITY = 50
 FALLBACK_PRIORITY = 20
 """Every spot group's on-demand fall-back pool: below every spot pool."""
 OTHER_PRIORITY = 10
-"""Every other autoscaled pool (on-demand GPU pools, the system pool)."""
+"""Every other autoscaled pool (the on-demand GPU pools; the system pool is not autoscaled)."""
 
 GPU_UTILIZATION_THRESHOLD = f"{IDLE_GPU_PERCENT / 100:g}"
 """GPU nodes whose pods request under 30 % of their GPUs may be scaled in (the idle threshold, as on EKS)."""
@@ -42,7 +42,7 @@ class ClusterAutoscalingArgs:
     Attributes:
         cluster_id: The ACK cluster.
         spot_groups: (spot scaling group, fall-back scaling group or None) of every spot group.
-        other_pools: Scaling groups of every other autoscaled pool (on-demand GPU pools, the system pool).
+        other_pools: Scaling groups of every other autoscaled pool (the on-demand GPU pools).
     """
 
     cluster_id: pulumi.Input[str]

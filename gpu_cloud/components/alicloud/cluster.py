@@ -91,7 +91,8 @@ class GpuCluster(pulumi.ComponentResource):
     """ACK managed Pro cluster: private API server only, Secrets encrypted with the KmsKey, RRSA for pods.
 
     Children: ``<name>-cluster`` and ``<name>-system``, an untainted pool of CPU nodes (pay-as-you-go, encrypted
-    disks, no public IP, autoscaled between the spec's system sizes) where cluster add-ons and monitoring run.
+    disks, no public IP, a fixed ``system_min_size`` nodes: ACK keeps system components off autoscaled nodes)
+    where cluster add-ons and monitoring run.
     """
 
     cluster_id: pulumi.Output[str]
@@ -110,8 +111,6 @@ class GpuCluster(pulumi.ComponentResource):
     """The API server's intranet endpoint."""
     system_node_pool_id: pulumi.Output[str]
     """The system node pool's id."""
-    system_scaling_group_id: pulumi.Output[str]
-    """The system node pool's scaling group (what the autoscaler's priorities name)."""
     system_node_pool_name: str
     """The system node pool's name in ACK."""
 
@@ -176,13 +175,13 @@ class GpuCluster(pulumi.ComponentResource):
             max_size=spec.system_max_size,
             disk_size_gib=spec.system_disk_size_gib,
             capacity="on-demand",
+            autoscaled=False,
             gpu=False,
         )
         # The system pool spans every vswitch of the cluster.
         placement = Placement(cluster.id, {"all": list(args.vswitch_ids)}, args.kms_key_id, args.tags)
         system_pool = node_pool(f"{name}-{SYSTEM_POOL_NAME}", system, placement, self)
         self.system_node_pool_id = system_pool.node_pool_id
-        self.system_scaling_group_id = system_pool.scaling_group_id
         self.system_node_pool_name = SYSTEM_POOL_NAME
         self.register_outputs(
             {
