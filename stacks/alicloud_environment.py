@@ -64,6 +64,7 @@ def build(config: StackConfig) -> None:
             vswitch_ids=network.vswitch_ids,
             kms_key_id=key.key_id,
             tags=tags,
+            protect=config.protect_stateful,
         ),
         opts,
     )

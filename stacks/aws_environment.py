@@ -66,6 +66,7 @@ def build(config: StackConfig) -> None:
             subnet_ids=network.private_subnet_ids,
             kms_key_arn=key.key_arn,
             kms_key_alias=key.alias_name,
+            protect=config.protect_stateful,
         ),
         opts=opts,
     )

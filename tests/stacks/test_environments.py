@@ -615,3 +615,21 @@ def test_prod_cn_enables_cluster_autoscaling_over_every_pool_and_its_spot_pool_b
     assert spot["compensateWithOnDemand"] is False
     assert label_map(spot)["gpucloud.io/capacity"] == "spot"
     assert label_map(named("prod-cn", "prod-cn-batch-ondemand").inputs)["gpucloud.io/capacity"] == "on-demand"
+
+
+@pytest.mark.parametrize(
+    ("stack", "cluster_type"),
+    [
+        ("staging", "aws:eks/cluster:Cluster"),
+        ("prod", "aws:eks/cluster:Cluster"),
+        ("prod-cn", "alicloud:cs/managedKubernetes:ManagedKubernetes"),
+    ],
+)
+def test_clusters_of_protected_environments_are_protected_and_deletion_protected(stack: str, cluster_type: str) -> None:
+    [cluster] = of_type(stack, cluster_type)
+    assert (cluster.protect, cluster.inputs["deletionProtection"]) == (True, True)
+
+
+def test_the_dev_cluster_can_be_deleted() -> None:
+    [cluster] = of_type("dev", "aws:eks/cluster:Cluster")
+    assert (cluster.protect, cluster.inputs["deletionProtection"]) == (False, False)

@@ -85,6 +85,9 @@ class GpuClusterArgs:
     """The KMS key that encrypts Kubernetes Secrets."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """Tags on the cluster (ACK also puts them on its nodes)."""
+    protect: bool = True
+    """Protected environments (StackConfig.protect_stateful): ACK deletion protection and Pulumi ``protect`` on the
+    cluster, which holds every Kubernetes object (several of its inputs force a replacement)."""
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -146,7 +149,8 @@ class GpuCluster(pulumi.ComponentResource):
             control_plane_log_ttl=str(spec.log_retention_days),
             addons=[alicloud.cs.ManagedKubernetesAddonArgs(name=n, disabled=d) for n, d in ADDONS],
             tags={**args.tags, CLUSTER_TAG_KEY: name},
-            opts=child_options(self),
+            deletion_protection=args.protect,
+            opts=child_options(self, protect=args.protect),
         )
         credential = alicloud.cs.get_cluster_credential_output(
             cluster_id=cluster.id, opts=pulumi.InvokeOutputOptions(parent=self)

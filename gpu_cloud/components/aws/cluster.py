@@ -58,6 +58,9 @@ class GpuClusterArgs:
     """The KMS key for secrets envelope encryption and the control-plane log group."""
     kms_key_alias: str
     """That key's alias (``alias/...``): the cluster role's policy selects the key by it."""
+    protect: bool = True
+    """Protected environments (StackConfig.protect_stateful): EKS deletion protection and Pulumi ``protect`` on the
+    control plane, which holds etcd (every Kubernetes object)."""
     cluster_name: str | None = None
     """The EKS cluster name; defaults to the component's name."""
 
@@ -140,12 +143,13 @@ class GpuCluster(pulumi.ComponentResource):
             ),
             enabled_cluster_log_types=list(CONTROL_PLANE_LOG_TYPES),
             upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type=EKS_UPGRADE_POLICY),
+            deletion_protection=args.protect,
             # Access entries only (no aws-auth ConfigMap). The deploying identity keeps cluster-admin so that
             # the Kubernetes layer of the same program can create its objects.
             access_config=aws.eks.ClusterAccessConfigArgs(
                 authentication_mode="API", bootstrap_cluster_creator_admin_permissions=True
             ),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[attachment, key_policy, logs]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[attachment, key_policy, logs], protect=args.protect),
         )
         self.security_group_id = cluster.vpc_config.apply(_security_group)
         system = self._system_node_group(name, args, cluster.name)
