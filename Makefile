@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STACK  ?= dev
 STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 
-.PHONY: plan check lint test plan-all architecture
+.PHONY: plan check lint test plan-all architecture promtool
 
 plan: $(VENV)/.installed
 	$(BIN)/gpucloud plan $(STACK)
@@ -20,8 +20,21 @@ lint: $(VENV)/.installed
 	$(BIN)/mypy
 	$(BIN)/mypy bootstrap
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed promtool
 	$(BIN)/pytest
+
+# The alert rule tests run `promtool test rules` (Debian package prometheus). Installed here when missing, as
+# root with apt-get (CI's case); anywhere else those tests skip and say why.
+promtool:
+	@command -v promtool >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing promtool (Debian package prometheus)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+				prometheus >/dev/null; \
+		else \
+			echo "promtool not found and not installable here (needs root and apt-get): the alert rule tests skip"; \
+		fi; \
+	}
 
 # Every environment must plan with no mandatory policy violation (exit status 0).
 plan-all: $(VENV)/.installed

@@ -34,8 +34,14 @@ from gpu_cloud.components.aws.identity import (
     cluster_autoscaler_statements,
     job_checkpoint_statements,
     model_read_statements,
+    sns_publish_statements,
 )
-from gpu_cloud.components.k8s.addons import AUTOSCALER_SERVICE_ACCOUNT, SYSTEM_NAMESPACE
+from gpu_cloud.components.k8s.addons import (
+    ALERTMANAGER_SERVICE_ACCOUNT,
+    AUTOSCALER_SERVICE_ACCOUNT,
+    MONITORING_NAMESPACE,
+    SYSTEM_NAMESPACE,
+)
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from gpu_cloud.components.spec import ConfigError, EgressMode, NetworkSpec, PeeringSpec, StackConfig
 
@@ -98,6 +104,19 @@ def build(config: StackConfig) -> None:
                     namespace=SYSTEM_NAMESPACE,
                     service_account=AUTOSCALER_SERVICE_ACCOUNT,
                     statements=cluster_autoscaler_statements,
+                ),
+                opts=opts,
+            )
+        )
+    if config.alerts is not None and config.alerts.sns_topic_arn is not None:
+        addon_identities.append(
+            PodIdentityRole(
+                f"{env}-alertmanager-identity",
+                PodIdentityRoleArgs(
+                    cluster_name=cluster.cluster_name,
+                    namespace=MONITORING_NAMESPACE,
+                    service_account=ALERTMANAGER_SERVICE_ACCOUNT,
+                    statements=sns_publish_statements(config.alerts.sns_topic_arn),
                 ),
                 opts=opts,
             )

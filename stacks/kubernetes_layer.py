@@ -139,6 +139,10 @@ def build(config: StackConfig, cluster: ClusterHandle) -> GpuRbac:
             cluster_name=cluster.cluster_name,
             region=config.region if cluster.cluster_name is not None else None,
             expander_priorities=cluster.expander_priorities,
+            alerts=config.alerts,
+            alert_receiver_url=(
+                None if config.alert_receiver_url is None else pulumi.Output.secret(config.alert_receiver_url)
+            ),
         ),
         opts=opts(),
     )

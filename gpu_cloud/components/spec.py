@@ -32,6 +32,8 @@ __all__ = [
     "SYSTEM_POOL_NAME",
     "AccessSpec",
     "AddonsSpec",
+    "AlertReceiverKind",
+    "AlertsSpec",
     "CheckpointBucketSpec",
     "Cloud",
     "ClusterSpec",
@@ -53,6 +55,7 @@ __all__ = [
     "SubnetSpec",
     "TrainingJobSpec",
     "TrainingSpec",
+    "alert_problems",
     "cloud_problems",
     "config_error",
     "load_stack_config",
@@ -408,6 +411,53 @@ Load Balancer": the TLS13-1-3 policies support TLSv1.3 alone); the first is the 
 _PATH_SEGMENT = re.compile(r"^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$")
 
 
+class AlertReceiverKind(StrEnum):
+    """Where Alertmanager sends the environment's alerts (its receiver integrations, Alertmanager 0.30)."""
+
+    WEBHOOK = "webhook"
+    """An HTTP endpoint taking Alertmanager's webhook JSON, e.g. a DingTalk bridge such as
+    prometheus-webhook-dingtalk (Alertmanager has no DingTalk integration)."""
+    SLACK = "slack"
+    """A Slack incoming webhook and its channel."""
+    SNS = "sns"
+    """An Amazon SNS topic (AWS only); Alertmanager publishes with its Pod Identity role."""
+
+
+class AlertsSpec(_Spec):
+    """The receiver every alert of the environment goes to. Its URL, a credential, is never here: it is the Pulumi
+    secret ``alertReceiverUrl`` of the stack (``pulumi config set --secret alertReceiverUrl <url>``)."""
+
+    receiver: AlertReceiverKind
+    """webhook, slack or sns."""
+    slack_channel: str | None = Field(default=None, pattern=r"^#[a-z0-9][a-z0-9._-]{0,79}$")
+    """Slack only: the channel, e.g. ``#gpu-alerts``."""
+    sns_topic_arn: str | None = Field(
+        default=None, pattern=r"^arn:aws(-cn|-us-gov)?:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$"
+    )
+    """SNS only: the topic, in the environment's region."""
+
+    @model_validator(mode="after")
+    def _receiver_fields(self) -> AlertsSpec:
+        wanted = {AlertReceiverKind.SLACK: "slack_channel", AlertReceiverKind.SNS: "sns_topic_arn"}
+        problems = [
+            Problem(to_camel(field), f"required for receiver {kind.value}", None)
+            for kind, field in wanted.items()
+            if self.receiver is kind and getattr(self, field) is None
+        ]
+        problems += [
+            Problem(to_camel(field), f"only receiver {kind.value} uses it", getattr(self, field))
+            for kind, field in wanted.items()
+            if self.receiver is not kind and getattr(self, field) is not None
+        ]
+        _raise(problems)
+        return self
+
+    @property
+    def needs_url(self) -> bool:
+        """The receiver posts to a URL (webhook, Slack), which the ``alertReceiverUrl`` secret holds."""
+        return self.receiver is not AlertReceiverKind.SNS
+
+
 class InferenceServiceSpec(_Spec):
     """A GPU model server with GPU-driven autoscaling, its model staged from the environment's bucket."""
 
@@ -624,6 +674,11 @@ class StackConfig(_Spec):
     """A checkpoint bucket."""
     deploy: DeploySpec
     """The deploy runner that reaches the private Kubernetes API (required: without it the API is unreachable)."""
+    alerts: AlertsSpec | None = None
+    """Where the alerts go; required with ``addons.monitoring`` (an alert must reach someone)."""
+    alert_receiver_url: str | None = Field(default=None, min_length=1, repr=False)
+    """The webhook or Slack receiver's URL: a Pulumi secret in the stack (:func:`load_stack_config` refuses it in
+    plain text)."""
 
     @model_validator(mode="after")
     def _cross_checks(self) -> StackConfig:
@@ -1122,6 +1177,44 @@ class _Parts:
         return found
 
 
+@_check("alerts", "alert_receiver_url", "addons", "cloud", "region")
+def alert_problems(config: StackConfig) -> list[Problem]:
+    """What keeps the alerts of ``config`` from reaching their receiver: none configured while monitoring is on, a
+    URL receiver without its URL secret, an SNS topic outside AWS or the environment's region."""
+    alerts = config.alerts
+    if alerts is None:
+        if config.addons.monitoring:
+            return [Problem("alerts", "required with addons.monitoring: alerts must reach a receiver", None)]
+        if config.alert_receiver_url is not None:
+            return [Problem("alertReceiverUrl", "set without alerts", SECRET_SHOWN)]
+        return []
+    problems = []
+    if not config.addons.monitoring:
+        problems.append(Problem("alerts", "needs addons.monitoring (its Alertmanager)", alerts.receiver.value))
+    if alerts.needs_url and config.alert_receiver_url is None:
+        problems.append(
+            Problem(
+                "alertReceiverUrl",
+                f"required for alerts.receiver {alerts.receiver.value}: pulumi config set --secret alertReceiverUrl",
+                None,
+            )
+        )
+    if not alerts.needs_url and config.alert_receiver_url is not None:
+        problems.append(Problem("alertReceiverUrl", f"receiver {alerts.receiver.value} uses no URL", SECRET_SHOWN))
+    if alerts.sns_topic_arn is not None:
+        if config.cloud is not Cloud.AWS:
+            problems.append(Problem("alerts.receiver", "sns is AWS only", alerts.receiver.value))
+        elif alerts.sns_topic_arn.split(":")[3] != config.region:
+            problems.append(
+                Problem("alerts.snsTopicArn", f"not a topic of region {config.region}", alerts.sns_topic_arn)
+            )
+    return problems
+
+
+SECRET_SHOWN = "[secret]"
+"""How a problem shows a secret value: never the value itself."""
+
+
 def _alias(name: str) -> str:
     return StackConfig.model_fields[name].alias or name
 
@@ -1243,6 +1336,9 @@ def load_stack_config() -> StackConfig:
         name = key[len(prefix) :]
         text = config.require(name)
         raw[name] = text if name in _TEXT_FIELDS else _decode(text)
+    secret_key = f"{prefix}{StackConfig.model_fields['alert_receiver_url'].alias}"
+    if secret_key in keys and not runtime_config.is_config_secret(secret_key):
+        raise ConfigError([Problem(secret_key, "must be a Pulumi secret (pulumi config set --secret)", "plain text")])
     try:
         return parse_stack_config(raw)
     except ConfigError as err:

@@ -59,6 +59,8 @@ def config(cloud: str) -> StackConfig:
             "access": {"adminPrincipals": [c["principal"]]},
             "kms": c["kms"],
             "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared", "runnerVpcCidr": "10.250.0.0/22"},
+            "alerts": {"receiver": "webhook"},
+            "alertReceiverUrl": "https://alerts.example/hook",
         }
     )
 

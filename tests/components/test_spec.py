@@ -59,6 +59,8 @@ BASE: dict[str, Any] = {
     },
     "inference": [{"name": "resnet", "pool": "infer", "modelSource": "models/resnet"}],
     "checkpointBucket": {},
+    "alerts": {"receiver": "slack", "slackChannel": "#gpu-alerts"},
+    "alertReceiverUrl": "https://hooks.slack.example/services/T0/B0/x",
 }
 
 
@@ -231,7 +233,10 @@ INVALID = [
     # Checks the components make are made here first, with the full path.
     (
         _with("addons", {"monitoring": False}),
-        ["addons.prometheusAdapter: needs monitoring (its Prometheus) (got true)"],
+        [
+            "addons.prometheusAdapter: needs monitoring (its Prometheus) (got true)",
+            "alerts: needs addons.monitoring (its Alertmanager) (got slack)",
+        ],
     ),
     (
         _with("training", {"namespace": "ml"}),
@@ -240,6 +245,40 @@ INVALID = [
     (
         _with("inference.0.pool", "train"),
         ["inference.0.pool: pool 'train' is not an inference pool (got train)"],
+    ),
+    (
+        _with("alerts", None),
+        ["alerts: required with addons.monitoring: alerts must reach a receiver (got null)"],
+    ),
+    (
+        _with("alertReceiverUrl", None),
+        [
+            "alertReceiverUrl: required for alerts.receiver slack: pulumi config set --secret alertReceiverUrl"
+            " (got null)"
+        ],
+    ),
+    (
+        _with("alerts", {"receiver": "slack"}),
+        ["alerts.slackChannel: required for receiver slack (got null)"],
+    ),
+    (
+        _with("alerts", {"receiver": "dingtalk"}),
+        ["alerts.receiver: input should be 'webhook', 'slack' or 'sns' (got dingtalk)"],
+    ),
+    (
+        _with("alerts", {"receiver": "webhook", "snsTopicArn": "arn:aws:sns:us-east-1:123456789012:a"}),
+        ["alerts.snsTopicArn: only receiver sns uses it (got arn:aws:sns:us-east-1:123456789012:a)"],
+    ),
+    (
+        _with("alerts", {"receiver": "sns", "snsTopicArn": "arn:aws:sns:us-west-2:123456789012:a"}),
+        [
+            "alertReceiverUrl: receiver sns uses no URL (got [secret])",
+            "alerts.snsTopicArn: not a topic of region us-east-1 (got arn:aws:sns:us-west-2:123456789012:a)",
+        ],
+    ),
+    (
+        _with("addons", {"monitoring": False, "prometheusAdapter": False}),
+        ["alerts: needs addons.monitoring (its Alertmanager) (got slack)"],
     ),
 ]
 

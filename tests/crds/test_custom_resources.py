@@ -30,6 +30,10 @@ def _custom(stack: str) -> list[tuple[str, dict[str, object]]]:
             kubernetes_validate.validate(r.inputs, KUBERNETES_VERSION, strict=True)
         except kubernetes_validate.SchemaNotFoundError:
             found.append((r.name, r.inputs))
+        except kubernetes_validate.ValidationError:
+            # A built-in kind (it has a schema) whose plan value is partly a placeholder, e.g. a Secret's stringData,
+            # which the Kubernetes SDK always marks secret; its component tests validate it with real values.
+            continue
     return found
 
 

@@ -38,6 +38,7 @@ VALID_CONFIG = """
         vpcCidr: 10.0.0.0/16
         privateSubnets: [{zone: us-east-1a, cidr: 10.0.0.0/20}, {zone: us-east-1b, cidr: 10.0.16.0/20}]
         natSubnets: [{zone: us-east-1a, cidr: 10.0.255.0/28}]
+      gpu-cloud:alerts: {receiver: sns, snsTopicArn: "arn:aws:sns:us-east-1:123456789012:alerts"}
 """
 
 
@@ -357,3 +358,47 @@ def test_a_pack_failure_exits_2_naming_the_policy_and_the_error_without_a_traceb
     assert "Traceback" not in err
     [line] = err.splitlines()
     assert line == f"error: policy pack {pack} failed: policy no-public-ip failed: KeyError: 'adapter bug'"
+
+
+WEBHOOK = VALID_CONFIG.replace(
+    'gpu-cloud:alerts: {receiver: sns, snsTopicArn: "arn:aws:sns:us-east-1:123456789012:alerts"}',
+    "gpu-cloud:alerts: {receiver: webhook}",
+)
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        (
+            "",
+            "gpu-cloud:alertReceiverUrl: required for alerts.receiver webhook: pulumi config set --secret"
+            " alertReceiverUrl (got null)",
+        ),
+        (
+            "      gpu-cloud:alertReceiverUrl: https://hooks.example/x\n",
+            "gpu-cloud:alertReceiverUrl: must be a Pulumi secret (pulumi config set --secret) (got plain text)",
+        ),
+    ],
+)
+def test_a_webhook_receiver_needs_its_url_as_a_secret(
+    make_project: MakeProject,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    url: str,
+    problem: str,
+) -> None:
+    root = make_project(GPU_PROGRAM, {"dev": WEBHOOK + url}, pulumi_yaml="name: gpu-cloud\nruntime: python\n")
+    monkeypatch.chdir(root)
+    err = _invalid(capsys, "--dir", str(root))
+    assert err == f"error: invalid config in Pulumi.dev.yaml:\n  {problem}\n"
+    assert "hooks.example" not in err
+
+
+def test_a_webhook_receiver_with_its_secret_url_plans(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = WEBHOOK + "      gpu-cloud:alertReceiverUrl: {secure: v1:abc:def}\n"
+    root = make_project(GPU_PROGRAM, {"dev": config}, pulumi_yaml="name: gpu-cloud\nruntime: python\n")
+    monkeypatch.chdir(root)
+    status, _, err = _run(capsys, "--dir", str(root), "--no-policy")
+    assert (status, err) == (0, "")

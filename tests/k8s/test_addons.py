@@ -1,10 +1,24 @@
+import json
+
+import kubernetes_validate
 import pytest
 import yaml
 
 from gpu_cloud.components import labels
 from gpu_cloud.components.k8s import GpuAddons, GpuAddonsArgs
-from gpu_cloud.components.spec import AddonsSpec, Cloud
-from tests.k8s.conftest import assert_valid, children, inference_pool, kinds, one, refused, run, spot_group
+from gpu_cloud.components.k8s.monitoring import alert_groups
+from gpu_cloud.components.spec import AddonsSpec, AlertReceiverKind, AlertsSpec, Cloud
+from tests.k8s.conftest import (
+    KUBERNETES_VERSION,
+    assert_valid,
+    children,
+    inference_pool,
+    kinds,
+    one,
+    refused,
+    run,
+    spot_group,
+)
 
 GPU_TOLERATIONS = [
     {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
@@ -150,14 +164,90 @@ def test_autoscaler_prefers_spot_then_fallback_and_scales_down():
     assert values["expanderPriorities"] == PRIORITIES
 
 
-def test_alerts_fire_on_an_idle_pool_and_on_xid_errors():
-    rules = one(_plan(_aws()), "addons-gpu-alerts").inputs["spec"]["groups"][0]["rules"]
-    idle, xid = rules
-    assert idle["alert"] == "GpuPoolIdle"
-    assert idle["expr"].endswith("< 30")
-    assert "DCGM_FI_DEV_GPU_UTIL" in idle["expr"]
-    assert idle["for"] == "30m"
-    assert (xid["alert"], xid["expr"]) == ("GpuXidError", "DCGM_FI_DEV_XID_ERRORS > 0")
+def test_alert_rules_are_the_monitoring_groups_with_no_info_severity():
+    # Their behaviour is tested by promtool (tests/k8s/test_alert_rules.py).
+    rule = one(_plan(_aws()), "addons-gpu-alerts")
+    assert rule.inputs["metadata"] == {"name": "gpu-alerts", "namespace": "monitoring"}
+    assert rule.inputs["spec"] == {"groups": alert_groups()}
+    rules = rule.inputs["spec"]["groups"][0]["rules"]
+    assert [(r["alert"], r["labels"]["severity"]) for r in rules] == [
+        ("GpuPoolIdle", "warning"),
+        ("GpuXidError", "critical"),
+    ]
+
+
+SLACK = AlertsSpec(receiver=AlertReceiverKind.SLACK, slack_channel="#gpu-alerts")
+URL_FILE = "/etc/alertmanager/secrets/gpucloud-alert-receiver/url"
+SILENCED = [
+    {"receiver": "null", "matchers": ['alertname = "Watchdog"']},
+    {"receiver": "null", "matchers": ['alertname = "InfoInhibitor"']},
+]
+
+
+def test_without_alerts_alertmanager_keeps_the_charts_config():
+    values = _values(_plan(_aws()), "kube-prometheus-stack")["alertmanager"]
+    assert values == {"alertmanagerSpec": {"nodeSelector": {"gpucloud.io/purpose": "system"}}}
+
+
+def test_a_slack_receiver_gets_every_alert_with_its_url_from_the_mounted_secret():
+    plan = _plan(_aws(alerts=SLACK, alert_receiver_url="https://hooks.slack.example/x"))
+    values = _values(plan, "kube-prometheus-stack")["alertmanager"]
+    assert values == {
+        "alertmanagerSpec": {"nodeSelector": {"gpucloud.io/purpose": "system"}, "secrets": ["gpucloud-alert-receiver"]},
+        "serviceAccount": {"name": "alertmanager"},
+        "config": {
+            "route": {"receiver": "gpucloud", "routes": SILENCED},
+            "receivers": [
+                {"name": "null"},
+                {
+                    "name": "gpucloud",
+                    "slack_configs": [{"api_url_file": URL_FILE, "channel": "#gpu-alerts", "send_resolved": True}],
+                },
+            ],
+        },
+    }
+    secret = one(plan, "addons-gpucloud-alert-receiver")
+    assert secret.inputs["metadata"] == {"name": "gpucloud-alert-receiver", "namespace": "monitoring"}
+    assert secret.inputs["stringData"] == "[secret]"  # the URL stays a Pulumi secret
+    stack = one(plan, "addons-kube-prometheus-stack")
+    assert secret.urn in stack.dependencies
+    assert "hooks.slack.example" not in json.dumps(stack.inputs)
+    # Valid once the secret is known (the plan shows only its placeholder).
+    kubernetes_validate.validate({**secret.inputs, "stringData": {"url": "u"}}, KUBERNETES_VERSION, strict=True)
+
+
+def test_a_webhook_receiver_posts_to_the_secret_url():
+    alerts = AlertsSpec(receiver=AlertReceiverKind.WEBHOOK)
+    config = _values(_plan(_aws(alerts=alerts, alert_receiver_url="https://bridge/x")), "kube-prometheus-stack")
+    assert config["alertmanager"]["config"]["receivers"][1] == {
+        "name": "gpucloud",
+        "webhook_configs": [{"url_file": URL_FILE, "send_resolved": True}],
+    }
+
+
+def test_an_sns_receiver_publishes_in_the_region_and_mounts_no_secret():
+    alerts = AlertsSpec(receiver=AlertReceiverKind.SNS, sns_topic_arn="arn:aws:sns:us-east-1:123456789012:alerts")
+    plan = _plan(_aws(alerts=alerts))
+    values = _values(plan, "kube-prometheus-stack")["alertmanager"]
+    assert values["config"]["receivers"][1] == {
+        "name": "gpucloud",
+        "sns_configs": [
+            {
+                "topic_arn": "arn:aws:sns:us-east-1:123456789012:alerts",
+                "sigv4": {"region": "us-east-1"},
+                "send_resolved": True,
+            }
+        ],
+    }
+    assert values["serviceAccount"] == {"name": "alertmanager"}
+    assert "secrets" not in values["alertmanagerSpec"]
+    assert [r for r in children(plan) if r.type == "kubernetes:core/v1:Secret"] == []
+
+
+def test_a_url_receiver_without_its_url_is_refused():
+    message, plan = refused(lambda opts: GpuAddons("addons", _aws(alerts=SLACK), opts=opts))
+    assert message == "alertReceiverUrl: required for receiver slack (got null)"
+    assert children(plan) == []
 
 
 def test_monitoring_namespace_is_valid_kubernetes():

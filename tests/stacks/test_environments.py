@@ -46,10 +46,10 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:eks/addon:Addon": 5,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 3,
-        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 2,
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 3,
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
-        "aws:iam/role:Role": 8,
-        "aws:iam/rolePolicy:RolePolicy": 6,
+        "aws:iam/role:Role": 9,
+        "aws:iam/rolePolicy:RolePolicy": 7,
         "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 7,
         "aws:kms/alias:Alias": 1,
         "aws:kms/key:Key": 1,
@@ -97,10 +97,10 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:eks/addon:Addon": 5,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 4,
-        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 3,
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 4,
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
-        "aws:iam/role:Role": 10,
-        "aws:iam/rolePolicy:RolePolicy": 7,
+        "aws:iam/role:Role": 11,
+        "aws:iam/rolePolicy:RolePolicy": 8,
         "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 10,
         "aws:kms/alias:Alias": 1,
         "aws:kms/key:Key": 1,
@@ -155,10 +155,10 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:eks/addon:Addon": 5,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 5,
-        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 4,
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 5,
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
-        "aws:iam/role:Role": 13,
-        "aws:iam/rolePolicy:RolePolicy": 9,
+        "aws:iam/role:Role": 14,
+        "aws:iam/rolePolicy:RolePolicy": 10,
         "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 13,
         "aws:kms/alias:Alias": 2,
         "aws:kms/key:Key": 2,
@@ -220,6 +220,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:core/v1:ConfigMap": 2,
         "kubernetes:core/v1:Namespace": 3,
         "kubernetes:core/v1:ResourceQuota": 1,
+        "kubernetes:core/v1:Secret": 1,
         "kubernetes:core/v1:Service": 1,
         "kubernetes:core/v1:ServiceAccount": 3,
         "kubernetes:helm.sh/v3:Release": 5,
@@ -633,3 +634,28 @@ def test_clusters_of_protected_environments_are_protected_and_deletion_protected
 def test_the_dev_cluster_can_be_deleted() -> None:
     [cluster] = of_type("dev", "aws:eks/cluster:Cluster")
     assert (cluster.protect, cluster.inputs["deletionProtection"]) == (False, False)
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_alert_is_routed_to_the_environments_receiver(stack: str) -> None:
+    alertmanager = named(stack, f"{stack}-gpu-addons-kube-prometheus-stack").inputs["values"]["alertmanager"]
+    config = alertmanager["config"]
+    assert config["route"]["receiver"] == "gpucloud"
+    (receiver,) = [r for r in config["receivers"] if r["name"] == "gpucloud"]
+    if stack == "prod-cn":
+        assert receiver["webhook_configs"] == [
+            {"url_file": "/etc/alertmanager/secrets/gpucloud-alert-receiver/url", "send_resolved": True}
+        ]
+        assert alertmanager["alertmanagerSpec"]["secrets"] == ["gpucloud-alert-receiver"]
+        assert named(stack, f"{stack}-gpu-addons-gpucloud-alert-receiver").inputs["stringData"] == "[secret]"
+    else:
+        topic = f"arn:aws:sns:us-east-1:123456789012:gpucloud-{stack}-alerts"
+        assert receiver["sns_configs"][0]["topic_arn"] == topic
+        # Alertmanager's ServiceAccount gets a Pod Identity role that may publish to that topic only.
+        association = named(stack, f"{stack}-alertmanager-identity-association").inputs
+        assert (association["namespace"], association["serviceAccount"]) == ("monitoring", "alertmanager")
+        assert alertmanager["serviceAccount"] == {"name": "alertmanager"}
+        policy = json.loads(named(stack, f"{stack}-alertmanager-identity-policy").inputs["policy"])
+        assert policy["Statement"] == [
+            {"Sid": "PublishAlerts", "Effect": "Allow", "Action": "sns:Publish", "Resource": topic}
+        ]

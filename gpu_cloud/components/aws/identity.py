@@ -36,6 +36,7 @@ __all__ = [
     "job_checkpoint_statements",
     "model_read_statements",
     "pod_identity_trust",
+    "sns_publish_statements",
 ]
 
 POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
@@ -244,5 +245,16 @@ def _prefix_statements(
             },
             {"Sid": "Key", **key_use_statement(account, key_alias, tuple(key_actions))},
         ]
+
+    return statements
+
+
+def sns_publish_statements(topic_arn: str) -> Statements:
+    """Publish to the SNS topic ``topic_arn`` only: what Alertmanager's SNS receiver calls (``sns:Publish``;
+    Alertmanager 0.30.1 notify/sns, read 2026-12-02). A topic encrypted with a customer key also needs that key's
+    kms:GenerateDataKey and kms:Decrypt in the key policy."""
+
+    def statements(_account: Account, _cluster: str) -> list[dict[str, Any]]:
+        return [{"Sid": "PublishAlerts", "Effect": "Allow", "Action": "sns:Publish", "Resource": topic_arn}]
 
     return statements

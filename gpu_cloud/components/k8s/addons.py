@@ -19,11 +19,29 @@ import yaml
 from gpu_cloud.components import labels, versions
 from gpu_cloud.components.k8s.clouds import profile
 from gpu_cloud.components.k8s.cuda import ImageFamily, image_family
-from gpu_cloud.components.k8s.monitoring import IDLE_GPU_PERCENT, adapter_external_rules, adapter_rules, alert_groups
+from gpu_cloud.components.k8s.monitoring import (
+    ALERT_RECEIVER_SECRET,
+    ALERT_RECEIVER_SECRET_KEY,
+    IDLE_GPU_PERCENT,
+    adapter_external_rules,
+    adapter_rules,
+    alert_groups,
+    alertmanager_config,
+)
 from gpu_cloud.components.k8s.scheduling import daemonset_tolerations
-from gpu_cloud.components.spec import AddonsSpec, Cloud, ConfigError, GpuNodePoolSpec, Problem, SpotGroupSpec
+from gpu_cloud.components.spec import (
+    AddonsSpec,
+    AlertReceiverKind,
+    AlertsSpec,
+    Cloud,
+    ConfigError,
+    GpuNodePoolSpec,
+    Problem,
+    SpotGroupSpec,
+)
 
 __all__ = [
+    "ALERTMANAGER_SERVICE_ACCOUNT",
     "AUTOSCALER_SERVICE_ACCOUNT",
     "MONITORING_NAMESPACE",
     "SYSTEM_NAMESPACE",
@@ -44,6 +62,10 @@ AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
 
 SYSTEM_NODES = {labels.PURPOSE_LABEL: labels.SYSTEM_PURPOSE}
 """Node selector of the cluster-wide add-ons: the untainted system pool, never a GPU node."""
+
+ALERTMANAGER_SERVICE_ACCOUNT = "alertmanager"
+"""Alertmanager's ServiceAccount in MONITORING_NAMESPACE (chart value ``alertmanager.serviceAccount.name``); an SNS
+receiver's Pod Identity role is associated with it."""
 
 PROMETHEUS_RELEASE = "kube-prometheus-stack"
 """Release name of kube-prometheus-stack; its Prometheus Service is ``<release>-prometheus``."""
@@ -87,9 +109,11 @@ class GpuAddonsArgs:
         pools: Every GPU pool and spot group of the cluster (node agents run on them; time-sliced pools get their
             device plugin config).
         cluster_name: AWS: the EKS cluster name (autoscaler auto-discovery of its node groups' ASGs).
-        region: AWS: the cluster's region.
+        region: AWS: the cluster's region (also an SNS receiver's).
         expander_priorities: AWS: the priority expander's config, patterns of the cloud's node group ids by
             priority (components.aws.expander: each spot group above its own fall-back).
+        alerts: Where Alertmanager sends every alert; None keeps the chart's default (the ``null`` receiver).
+        alert_receiver_url: The webhook or Slack receiver's URL (a secret), for receivers that post to one.
     """
 
     addons: AddonsSpec
@@ -98,6 +122,8 @@ class GpuAddonsArgs:
     cluster_name: pulumi.Input[str] | None = None
     region: str | None = None
     expander_priorities: Mapping[str, Sequence[str]] | None = None
+    alerts: AlertsSpec | None = None
+    alert_receiver_url: pulumi.Input[str] | None = None
 
 
 def device_plugin_config(pools: Sequence[GpuNodePoolSpec | SpotGroupSpec]) -> dict[str, str]:
@@ -128,10 +154,10 @@ def _plugin_config(replicas: int | None) -> str:
 class GpuAddons(pulumi.ComponentResource):
     """GPU add-ons of one cluster.
 
-    Children (each only when enabled and not managed by the cloud): Namespace ``monitoring``; Releases
-    ``nvidia-device-plugin`` (AWS), ``aws-efa-k8s-device-plugin`` (AWS, where EFA pools exist),
-    ``dcgm-exporter``, ``kube-prometheus-stack``, ``prometheus-adapter``, ``cluster-autoscaler`` (AWS);
-    PrometheusRule ``gpu-alerts``.
+    Children (each only when enabled and not managed by the cloud): Namespace ``monitoring``; Secret
+    ``gpucloud-alert-receiver`` (a URL receiver); Releases ``nvidia-device-plugin`` (AWS),
+    ``aws-efa-k8s-device-plugin`` (AWS, where EFA pools exist), ``dcgm-exporter``, ``kube-prometheus-stack``,
+    ``prometheus-adapter``, ``cluster-autoscaler`` (AWS); PrometheusRule ``gpu-alerts``.
     """
 
     releases: dict[str, k8s.helm.v3.Release]
@@ -147,6 +173,11 @@ class GpuAddons(pulumi.ComponentResource):
             for field_name in ("cluster_name", "region", "expander_priorities"):
                 if getattr(args, field_name) is None:
                     problems.append(Problem(field_name, "required for the cluster autoscaler on aws", None))
+        alerts = args.alerts
+        if alerts is not None and alerts.needs_url and args.alert_receiver_url is None:
+            problems.append(Problem("alertReceiverUrl", f"required for receiver {alerts.receiver.value}", None))
+        if alerts is not None and alerts.receiver is AlertReceiverKind.SNS and args.region is None:
+            problems.append(Problem("region", "required for an sns receiver", None))
         if problems:
             raise ConfigError(problems)
         super().__init__("gpucloud:k8s:GpuAddons", name, None, opts)
@@ -184,7 +215,16 @@ class GpuAddons(pulumi.ComponentResource):
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=MONITORING_NAMESPACE),
                 opts=pulumi.ResourceOptions(parent=self),
             )
-            stack = self._release(name, versions.KUBE_PROMETHEUS_STACK_CHART, namespace, _prometheus_values())
+            secret = None
+            if alerts is not None and args.alert_receiver_url is not None:
+                secret = self._receiver_secret(name, namespace, args.alert_receiver_url)
+            stack = self._release(
+                name,
+                versions.KUBE_PROMETHEUS_STACK_CHART,
+                namespace,
+                _prometheus_values(_alertmanager_values(alerts, args.region, mounts_secret=secret is not None)),
+                depends_on=None if secret is None else [secret],
+            )
             self._release(name, versions.DCGM_EXPORTER_CHART, namespace, _dcgm_values(), depends_on=[stack])
             k8s.apiextensions.CustomResource(
                 f"{name}-gpu-alerts",
@@ -220,6 +260,18 @@ class GpuAddons(pulumi.ComponentResource):
                 },
             )
         self.register_outputs({"releases": list(self.releases)})
+
+    def _receiver_secret(
+        self, name: str, namespace: k8s.core.v1.Namespace, url: pulumi.Input[str]
+    ) -> k8s.core.v1.Secret:
+        """The Secret Alertmanager mounts for the receiver's URL; the URL stays a Pulumi secret."""
+        return k8s.core.v1.Secret(
+            f"{name}-{ALERT_RECEIVER_SECRET}",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=ALERT_RECEIVER_SECRET, namespace=namespace.metadata.name),
+            type="Opaque",
+            string_data={ALERT_RECEIVER_SECRET_KEY: pulumi.Output.secret(url)},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
 
     def _release(
         self,
@@ -258,7 +310,19 @@ def _pool_affinity(operator: str, pools: list[str] | None = None) -> dict[str, A
     }
 
 
-def _prometheus_values() -> dict[str, Any]:
+def _alertmanager_values(alerts: AlertsSpec | None, region: str | None, mounts_secret: bool) -> dict[str, Any]:
+    """Chart value ``alertmanager``: on the system pool; with ``alerts``, their route and receiver, the
+    ServiceAccount an SNS receiver's role is associated with, and the receiver Secret mounted."""
+    values: dict[str, Any] = {"alertmanagerSpec": {"nodeSelector": SYSTEM_NODES}}
+    if alerts is not None:
+        values["config"] = alertmanager_config(alerts, region or "")
+        values["serviceAccount"] = {"name": ALERTMANAGER_SERVICE_ACCOUNT}
+    if mounts_secret:
+        values["alertmanagerSpec"]["secrets"] = [ALERT_RECEIVER_SECRET]
+    return values
+
+
+def _prometheus_values(alertmanager: dict[str, Any]) -> dict[str, Any]:
     # The stack's Deployments and StatefulSets on the system pool (chart values prometheusOperator.nodeSelector,
     # prometheus.prometheusSpec.nodeSelector, alertmanager.alertmanagerSpec.nodeSelector and the grafana and
     # kube-state-metrics subcharts' nodeSelector); the node exporter DaemonSet stays on every node.
@@ -273,7 +337,7 @@ def _prometheus_values() -> dict[str, Any]:
                 "nodeSelector": SYSTEM_NODES,
             }
         },
-        "alertmanager": {"alertmanagerSpec": {"nodeSelector": SYSTEM_NODES}},
+        "alertmanager": alertmanager,
         # kube_node_labels carries only allow-listed node labels: the pool label joins GPU series to pools.
         "kube-state-metrics": {
             "metricLabelsAllowlist": [f"nodes=[{labels.POOL_LABEL}]"],

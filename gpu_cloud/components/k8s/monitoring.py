@@ -1,4 +1,5 @@
-"""GPU signals: the metrics prometheus-adapter serves to the HPA, and the alerts on idle and unhealthy GPUs.
+"""GPU signals: the metrics prometheus-adapter serves to the HPA, the alerts on idle and unhealthy GPUs, and the
+Alertmanager route that delivers every alert to the environment's receiver.
 
 DCGM exporter series carry the ``namespace`` and ``pod`` of the pod using the GPU (its Kubernetes mapping; the
 ServiceMonitor keeps them with honorLabels) and the ``node`` they were scraped on (a relabeling). Node labels
@@ -10,17 +11,23 @@ from __future__ import annotations
 from typing import Any
 
 from gpu_cloud.components import labels
-from gpu_cloud.components.spec import GpuMetric
+from gpu_cloud.components.spec import AlertReceiverKind, AlertsSpec, GpuMetric
 
 __all__ = [
+    "ALERT_RECEIVER",
+    "ALERT_RECEIVER_SECRET",
+    "ALERT_RECEIVER_SECRET_KEY",
+    "APPLICATION_XIDS",
     "HPA_METRICS",
     "IDLE_GPU_MINUTES",
     "IDLE_GPU_PERCENT",
     "POOL_HPA_METRICS",
     "POOL_SERIES_LABEL",
+    "XID_ALERT_MINUTES",
     "adapter_external_rules",
     "adapter_rules",
     "alert_groups",
+    "alertmanager_config",
 ]
 
 HPA_METRICS: dict[GpuMetric, str] = {
@@ -45,6 +52,13 @@ IDLE_GPU_PERCENT = 30
 
 IDLE_GPU_MINUTES = 30
 """How long the idle condition must hold before the alert fires."""
+
+XID_ALERT_MINUTES = 15
+"""How long GpuXidError keeps firing after a GPU last reported a new XID; it resolves once the GPU reports none."""
+
+APPLICATION_XIDS = (13, 31, 43)
+"""XIDs an application causes (graphics engine exception, GPU memory page fault, GPU stopped processing; NVIDIA
+"XID Errors", docs.nvidia.com/deploy/xid-errors, read 2026-12-02): not a reason to drain the node."""
 
 POOL_SERIES_LABEL = "label_" + "".join(c if c.isalnum() else "_" for c in labels.POOL_LABEL)
 """``labels.POOL_LABEL`` as kube-state-metrics names it on ``kube_node_labels`` (non-alphanumerics become ``_``)."""
@@ -106,11 +120,23 @@ def adapter_external_rules() -> list[dict[str, Any]]:
 
 
 def alert_groups() -> list[dict[str, Any]]:
-    """PrometheusRule ``spec.groups``: an idle GPU pool (scale-in signal) and GPUs reporting XID errors."""
+    """PrometheusRule ``spec.groups``: an idle GPU pool (scale-in signal) and GPUs reporting XID errors.
+
+    Both are ``warning`` or ``critical``, never ``info``: kube-prometheus-stack's InfoInhibitor fires for every
+    ``info`` alert and its Alertmanager inhibit rule mutes ``severity=info`` alerts with the same (here empty)
+    namespace (81.4.3 rules-1.14/general.rules.yaml and values.yaml ``alertmanager.config.inhibit_rules``).
+
+    ``DCGM_FI_DEV_XID_ERRORS`` is the value of the last XID and never resets (its description in dcgm-exporter
+    4.5.2-4.8.1 etc/default-counters.csv; NVIDIA/dcgm-exporter#500): the XID alert fires when the value changes
+    to a hardware XID and resolves :data:`XID_ALERT_MINUTES` after the last change. The exporter's windowed
+    ``DCGM_EXP_XID_ERRORS_COUNT`` is not in the chart's default counters (commented out there). A GPU repeating the
+    very same XID is not seen again by this rule; ACK's and EKS's node repair act on persistent GPU faults.
+    """
     pool_util = (
         f"avg by ({POOL_SERIES_LABEL}) (DCGM_FI_DEV_GPU_UTIL * on (node) group_left ({POOL_SERIES_LABEL})"
         f' kube_node_labels{{{POOL_SERIES_LABEL}!=""}})'
     )
+    application = " or ".join(f"DCGM_FI_DEV_XID_ERRORS == {xid}" for xid in APPLICATION_XIDS)
     return [
         {
             "name": "gpucloud.gpu",
@@ -119,7 +145,7 @@ def alert_groups() -> list[dict[str, Any]]:
                     "alert": "GpuPoolIdle",
                     "expr": f"{pool_util} < {IDLE_GPU_PERCENT}",
                     "for": f"{IDLE_GPU_MINUTES}m",
-                    "labels": {"severity": "info"},
+                    "labels": {"severity": "warning"},
                     "annotations": {
                         "summary": f"GPU pool {{{{ $labels.{POOL_SERIES_LABEL} }}}} is idle",
                         "description": (
@@ -130,7 +156,10 @@ def alert_groups() -> list[dict[str, Any]]:
                 },
                 {
                     "alert": "GpuXidError",
-                    "expr": "DCGM_FI_DEV_XID_ERRORS > 0",
+                    "expr": (
+                        f"DCGM_FI_DEV_XID_ERRORS > 0 and changes(DCGM_FI_DEV_XID_ERRORS[{XID_ALERT_MINUTES}m]) > 0"
+                        f" unless ({application})"
+                    ),
                     "for": "0m",
                     "labels": {"severity": "critical"},
                     "annotations": {
@@ -141,3 +170,50 @@ def alert_groups() -> list[dict[str, Any]]:
             ],
         }
     ]
+
+
+ALERT_RECEIVER = "gpucloud"
+"""Name of the Alertmanager receiver every alert goes to."""
+
+ALERT_RECEIVER_SECRET = "gpucloud-alert-receiver"
+"""Kubernetes Secret holding the receiver's URL. The Alertmanager custom resource's ``secrets`` mounts it at
+``/etc/alertmanager/secrets/<name>`` (prometheus-operator Alertmanager CRD, ``spec.secrets``, as vendored in
+kube-prometheus-stack 81.4.3 charts/crds; read 2026-12-02)."""
+
+ALERT_RECEIVER_SECRET_KEY = "url"
+"""The Secret's key holding the URL."""
+
+_SILENCED = ("Watchdog", "InfoInhibitor")
+"""Alerts that are meant for no one: the always-firing Watchdog and the InfoInhibitor helper (chart defaults route
+Watchdog to ``null``; InfoInhibitor's description says "should be routed to a null receiver")."""
+
+
+def alertmanager_config(alerts: AlertsSpec, region: str) -> dict[str, Any]:
+    """kube-prometheus-stack value ``alertmanager.config``: every alert to :data:`ALERT_RECEIVER`, Watchdog and
+    InfoInhibitor to ``null``.
+
+    The chart renders ``alertmanager.config`` with ``toYaml`` into the Secret ``alertmanager-<name>`` the operator
+    loads (81.4.3 templates/alertmanager/secret.yaml); Helm merges these maps into the chart's default config and
+    replaces its lists, so the default ``global``, ``inhibit_rules`` and ``route`` timings stay. URL receivers
+    read the URL from the mounted Secret file (``url_file``, ``api_url_file``: Alertmanager 0.30.1
+    config/notifiers.go, the version the chart runs), so the URL is in no Helm value. SNS signs with the pod's
+    credentials in ``region`` (``sigv4``). ``send_resolved`` is on, so a resolved alert reaches the receiver too
+    (Slack's default is off).
+    """
+    url_file = f"/etc/alertmanager/secrets/{ALERT_RECEIVER_SECRET}/{ALERT_RECEIVER_SECRET_KEY}"
+    integration: dict[str, Any]
+    if alerts.receiver is AlertReceiverKind.SLACK:
+        integration = {"slack_configs": [{"api_url_file": url_file, "channel": alerts.slack_channel}]}
+    elif alerts.receiver is AlertReceiverKind.WEBHOOK:
+        integration = {"webhook_configs": [{"url_file": url_file}]}
+    else:
+        integration = {"sns_configs": [{"topic_arn": alerts.sns_topic_arn, "sigv4": {"region": region}}]}
+    for configs in integration.values():
+        configs[0]["send_resolved"] = True
+    return {
+        "route": {
+            "receiver": ALERT_RECEIVER,
+            "routes": [{"receiver": "null", "matchers": [f'alertname = "{name}"']} for name in _SILENCED],
+        },
+        "receivers": [{"name": "null"}, {"name": ALERT_RECEIVER, **integration}],
+    }
