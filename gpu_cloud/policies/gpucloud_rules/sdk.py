@@ -179,7 +179,12 @@ def _warn(message: str, urn: str | None = None) -> None:
 
 
 def _plain(props: Mapping[str, Any]) -> dict[str, Any]:
-    """Props as plain wire values: the SDK's unknown-checking proxies unwrapped, unknowns kept."""
+    """Props as plain wire values: the SDK's unknown-checking proxies unwrapped, unknowns kept (once per
+    call for every policy that reads the same props; rules only read them)."""
+    return _shared(props, _unwrapped)
+
+
+def _unwrapped(props: Mapping[str, Any]) -> dict[str, Any]:
     return dict(_unwrap(props))
 
 
@@ -217,7 +222,7 @@ def _provider_props(resource_type: str, provider: PolicyProviderResource | None)
 
 
 def _provider_inputs(props: Mapping[str, Any]) -> dict[str, Any]:
-    return _decoded_objects(_plain(props))
+    return _decoded_objects(_unwrapped(props))
 
 
 def _default_provider_settings(package: str) -> dict[str, Any]:
