@@ -1,5 +1,5 @@
 # The two commands of the README: `make plan` (the main job) and `make check` (every check).
-# Each creates the virtual environment it needs when it is absent or older than pyproject.toml.
+# Each creates the virtual environment it needs when it is absent or older than pyproject.toml or uv.lock.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STACK  ?= dev
 STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 
-.PHONY: plan check lint test plan-all architecture promtool
+.PHONY: plan check lint test plan-all architecture promtool lock
 
 plan: $(VENV)/.installed
 	$(BIN)/gpucloud plan $(STACK)
@@ -51,10 +51,22 @@ architecture: $(VENV)/.installed
 	dot -Tsvg docs/architecture-prod.dot -o docs/architecture-prod.svg
 	rm docs/architecture-prod.dot
 
-$(VENV)/.installed: pyproject.toml
+# One toolchain, as Pulumi.yaml declares it: uv installs the project (editable) and its dev group into .venv
+# from the committed uv.lock; `pulumi install` runs `uv sync` on the same .venv and changes nothing. uv itself
+# comes from PyPI into .venv (its version is the dev group's pin) when it is not there yet.
+UV_VERSION := $(shell sed -n 's/^ *"uv==\([0-9.]*\)",$$/\1/p' pyproject.toml)
+UV_ENV     := UV_PROJECT_ENVIRONMENT=$(CURDIR)/$(VENV) UV_PYTHON_DOWNLOADS=never
+
+$(VENV)/.installed: pyproject.toml uv.lock
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "gpu-cloud needs Python 3.11 or newer ($(PYTHON) is older); run: make PYTHON=python3.11 ..."; exit 1; }
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@test -x $(BIN)/uv || { $(PYTHON) -m venv $(VENV) && \
+		$(BIN)/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION); }
+	$(UV_ENV) $(BIN)/uv sync --frozen --quiet
 	touch $@
+
+# After a change of the dependencies in pyproject.toml: the lock file and the pack's pinned requirements.
+lock: $(VENV)/.installed
+	$(UV_ENV) $(BIN)/uv lock
+	$(UV_ENV) $(BIN)/uv export --frozen --only-group policy-pack --no-emit-project --no-hashes \
+		-o gpu_cloud/policies/requirements.txt

@@ -28,6 +28,7 @@ import gpu_cloud.policies
 from gpu_cloud.planner.cost import estimate
 from gpu_cloud.planner.cost_report import cost_lines
 from gpu_cloud.planner.engine import Plan, run_program
+from gpu_cloud.planner.interpreter import in_project_interpreter
 from gpu_cloud.planner.model import PlanError, Violation
 from gpu_cloud.planner.policy import PolicyPack, PolicyPackError, load_policy_config
 from gpu_cloud.planner.price_book import PriceBook, load_overrides
@@ -228,6 +229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "policy-path":
             _print(f"{POLICY_PACK}\n")
             return EXIT_OK
+        delegated = in_project_interpreter(load_project(args.dir), sys.argv[1:] if argv is None else argv)
+        if delegated is not None:
+            return delegated
         return _cost(args) if args.command == "cost" else _plan(args)
     except (PlanError, PolicyPackError) as err:
         if _interrupted.is_set():  # what failed on the way out of an interrupted run is no error of the input

@@ -35,6 +35,7 @@ from typing import Any
 
 import grpc
 import jsonschema  # type: ignore[import-untyped]
+import yaml
 from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2, engine_pb2_grpc
 
@@ -626,7 +627,7 @@ def _pack_process(pack_dir: Path, engine_address: str, target: _Target) -> Itera
         env["PULUMI_CONFIG"] = config
     entry = ["-c", _CONFIG_FROM_STDIN] if piped else ["-m", "pulumi.policy"]
     process = subprocess.Popen(
-        [sys.executable, "-u", *entry, engine_address, "."],
+        [_pack_python(pack_dir), "-u", *entry, engine_address, "."],
         cwd=pack_dir,
         env=env,
         stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
@@ -658,6 +659,19 @@ def _feed(stream: Any, text: str) -> None:
             stream.write(text)
     except OSError:
         pass  # the pack exited first; its stderr says why
+
+
+def _pack_python(pack_dir: Path) -> str:
+    """The pack's interpreter: that of the virtualenv its PulumiPolicy.yaml declares, once the CLI has made it.
+
+    The Pulumi CLI runs a Python pack with ``<virtualenv>/bin/python`` (the pack's runtime options, as for a
+    program); until that virtualenv exists, the plan uses its own interpreter, which has the pack's requirements.
+    """
+    runtime = (yaml.safe_load((pack_dir / "PulumiPolicy.yaml").read_text(encoding="utf-8")) or {}).get("runtime")
+    options = runtime.get("options") if isinstance(runtime, dict) else None
+    virtualenv = options.get("virtualenv") if isinstance(options, dict) else None
+    python = pack_dir / str(virtualenv) / "bin" / "python"
+    return str(python) if virtualenv and python.is_file() else sys.executable
 
 
 def _drain(stream: Any, lines: list[str], first_line: threading.Event | None) -> None:

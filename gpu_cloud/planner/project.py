@@ -35,6 +35,7 @@ class Project:
         program: The program to run: a ``__main__.py`` file.
         config_dir: Where ``Pulumi.<stack>.yaml`` files live (``stackConfigDir`` or the root).
         defaults: Project-level config defaults, as the SDK sees config (namespaced key -> string).
+        virtualenv: The virtual environment ``runtime.options.virtualenv`` declares (absolute), or None.
     """
 
     name: str
@@ -42,6 +43,7 @@ class Project:
     program: Path
     config_dir: Path
     defaults: dict[str, str]
+    virtualenv: Path | None = None
 
     def stacks(self) -> list[str]:
         """The names of the stacks that have a config file, sorted."""
@@ -118,7 +120,16 @@ def load_project(directory: Path) -> Project:
         raise PlanError(f"{project_file}: main: no Python program at {program}")
     config_dir = root / str(data.get("stackConfigDir", "."))
     name = data["name"]
-    return Project(name, root, program, config_dir, _project_defaults(name, data.get("config"), project_file))
+    options = runtime.get("options") if isinstance(runtime, dict) else None
+    virtualenv = options.get("virtualenv") if isinstance(options, dict) else None
+    return Project(
+        name,
+        root,
+        program,
+        config_dir,
+        _project_defaults(name, data.get("config"), project_file),
+        None if virtualenv is None else root / str(virtualenv),
+    )
 
 
 def _project_defaults(project: str, config: Any, project_file: Path) -> dict[str, str]:
