@@ -52,8 +52,9 @@ architecture: $(VENV)/.installed
 	rm docs/architecture-prod.dot
 
 # One toolchain, as Pulumi.yaml declares it: uv installs the project (editable) and its dev group into .venv
-# from the committed uv.lock; `pulumi install` runs `uv sync` on the same .venv and changes nothing. uv itself
-# comes from PyPI into .venv (its version is the dev group's pin) when it is not there yet.
+# from the committed uv.lock, with the command `pulumi install` runs (`uv sync`), so that changes nothing
+# afterwards. A dependency added to pyproject.toml updates uv.lock here (commit it). uv itself comes from
+# PyPI into .venv (its version is the dev group's pin) when it is not there yet.
 UV_VERSION := $(shell sed -n 's/^ *"uv==\([0-9.]*\)",$$/\1/p' pyproject.toml)
 UV_ENV     := UV_PROJECT_ENVIRONMENT=$(CURDIR)/$(VENV) UV_PYTHON_DOWNLOADS=never
 
@@ -62,7 +63,7 @@ $(VENV)/.installed: pyproject.toml uv.lock
 		{ echo "gpu-cloud needs Python 3.11 or newer ($(PYTHON) is older); run: make PYTHON=python3.11 ..."; exit 1; }
 	@test -x $(BIN)/uv || { $(PYTHON) -m venv $(VENV) && \
 		$(BIN)/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION); }
-	$(UV_ENV) $(BIN)/uv sync --frozen --quiet
+	$(UV_ENV) $(BIN)/uv sync --quiet
 	touch $@
 
 # After a change of the dependencies in pyproject.toml: the lock file and the pack's pinned requirements.
