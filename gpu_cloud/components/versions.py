@@ -2,7 +2,9 @@
 
 Bumping a value here is a deliberate change (node images roll, charts upgrade). Every pin names where it was
 verified upstream at that exact version and the date it was read (``PIN_SOURCES``); ``tests/components/
-test_versions.py`` fails when a pin has no source. The Kubernetes support calendar of both clouds is catalog data
+test_versions.py`` fails when a pin has no source. Each Helm chart's
+``Chart.yaml`` and ``values.yaml`` are vendored at its pin in ``tests/charts``, where a test fails when a values key
+the project sets is no key of the pinned chart. The Kubernetes support calendar of both clouds is catalog data
 (``kubernetes_support.json`` beside this module); a spec may name any minor version that is in standard support on
 its cloud today and has every pin below.
 """
