@@ -72,6 +72,10 @@ def test_control_plane_logs_are_kept_for_the_spec_retention() -> None:
     assert inputs["controlPlaneLogTtl"] == "90"
 
 
+def test_the_api_server_audit_log_goes_to_simple_log_service() -> None:
+    assert _inputs()["auditLogConfig"] == {"enabled": True}
+
+
 def _system_pool(spec: ClusterSpec = PINNED) -> dict:  # type: ignore[type-arg]
     return one(plan_of(lambda: GpuCluster("gpu", _args(spec))), POOL).inputs
 

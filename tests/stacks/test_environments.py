@@ -631,6 +631,18 @@ def test_clusters_of_protected_environments_are_protected_and_deletion_protected
     assert (cluster.protect, cluster.inputs["deletionProtection"]) == (True, True)
 
 
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_cluster_keeps_its_api_audit_log(stack: str) -> None:
+    eks = of_type(stack, "aws:eks/cluster:Cluster")
+    ack = of_type(stack, "alicloud:cs/managedKubernetes:ManagedKubernetes")
+    assert len(eks + ack) == 1
+    for cluster in eks:
+        assert {"api", "audit", "authenticator"} <= set(cluster.inputs["enabledClusterLogTypes"])
+    for cluster in ack:
+        assert cluster.inputs["auditLogConfig"] == {"enabled": True}
+        assert "apiserver" in cluster.inputs["controlPlaneLogComponents"]
+
+
 def test_the_dev_cluster_can_be_deleted() -> None:
     [cluster] = of_type("dev", "aws:eks/cluster:Cluster")
     assert (cluster.protect, cluster.inputs["deletionProtection"]) == (False, False)

@@ -47,6 +47,13 @@ use-labels-to-enforce-fine-grained-access-control), because the cluster id is un
 CONTROL_PLANE_LOGS = ("apiserver", "kcm", "scheduler", "ccm")
 """Control-plane logs kept in Simple Log Service (cs.ManagedKubernetes ``control_plane_log_components``)."""
 
+AUDIT_LOG = alicloud.cs.ManagedKubernetesAuditLogConfigArgs(enabled=True)
+"""API server audit log to Simple Log Service (cs.ManagedKubernetes ``audit_log_config``: "Whether to enable audit
+logging"). Without ``sls_project_name`` its Logstore is created in the cluster's own project ``k8s-log-{clusterid}``
+(UpdateClusterAuditLogConfig ``sls_project_name``, "default value k8s-log-{clusterid}",
+https://help.aliyun.com/zh/ack/ack-edge/developer-reference/api-cs-2015-12-15-updateclusterauditlogconfig-edge, read
+2026-12-03), beside the control-plane logs."""
+
 ADDONS: tuple[tuple[str, bool], ...] = (
     # Terway gives pods VPC addresses from the node vswitches: no overlay and no per-node custom route in the
     # VPC route table, which Flannel's cloud controller manager would add and manage (one entry per node) —
@@ -147,6 +154,7 @@ class GpuCluster(pulumi.ComponentResource):
             enable_rrsa=True,
             control_plane_log_components=list(CONTROL_PLANE_LOGS),
             control_plane_log_ttl=str(spec.log_retention_days),
+            audit_log_config=AUDIT_LOG,
             addons=[alicloud.cs.ManagedKubernetesAddonArgs(name=n, disabled=d) for n, d in ADDONS],
             tags={**args.tags, CLUSTER_TAG_KEY: name},
             deletion_protection=args.protect,
