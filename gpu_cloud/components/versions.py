@@ -40,22 +40,26 @@ until 2027-02-28 (``kubernetes_support.json``); the newest minor version pinned 
 
 _EKS_KUBE_PROXY = "https://docs.aws.amazon.com/ja_jp/eks/latest/userguide/managing-kube-proxy.md"
 _EKS_COREDNS = "https://docs.aws.amazon.com/ja_jp/eks/latest/userguide/managing-coredns.md"
-_EKS_DEFAULT_ADDON = "https://docs.aws.amazon.com/eks/latest/APIReference/API_DescribeAddonVersions.html"
+_EKS_VPC_CNI = "https://docs.aws.amazon.com/eks/latest/userguide/managing-vpc-cni.html"
+_EKS_POD_IDENTITY_AGENT = "https://docs.aws.amazon.com/eks/latest/userguide/pod-id-agent-setup.html"
 
-EKS_ADDON_VERSIONS: dict[str, dict[str, str | None]] = {
+EKS_ADDON_VERSIONS: dict[str, dict[str, str]] = {
     # The Amazon EKS User Guide's tables of the latest EKS add-on type per Kubernetes version (kube-proxy:
-    # 1.35 -> v1.35.3-eksbuild.13; CoreDNS: 1.35 -> v1.14.3-eksbuild.3). ``None`` installs the add-on's default
-    # version for the cluster's Kubernetes version (DescribeAddonVersions ``compatibilities[].defaultVersion``):
-    # no published per-version table could be read for vpc-cni and eks-pod-identity-agent on 1.35, and a guessed
-    # build would fail CreateAddon.
+    # 1.35 -> v1.35.3-eksbuild.13; CoreDNS: 1.35 -> v1.14.3-eksbuild.3). vpc-cni 1.35 -> v1.22.4-eksbuild.3, the build
+    # of aws/amazon-vpc-cni-k8s release v1.22.4 (tag read 2026-12-03; v1.22.4 >= the EFA-only minimum), and
+    # eks-pod-identity-agent v1.3.10-eksbuild.3: the User Guide's current vpc-cni table could not be read here (its
+    # stored copies stop at 1.33) and the pod identity agent has no per-version table; both builds are the ones
+    # public `aws eks describe-addon-versions` captures of 1.34-1.36 clusters report (August-September 2026,
+    # code search read 2026-12-03), and the same captures agree with the kube-proxy and CoreDNS pins above.
+    # Confirm with `aws eks describe-addon-versions --kubernetes-version 1.35 --addon-name <name>` before a bump.
     "1.35": {
-        "vpc-cni": None,
+        "vpc-cni": "v1.22.4-eksbuild.3",
         "coredns": "v1.14.3-eksbuild.3",
         "kube-proxy": "v1.35.3-eksbuild.13",
-        "eks-pod-identity-agent": None,
+        "eks-pod-identity-agent": "v1.3.10-eksbuild.3",
     },
 }
-"""EKS managed add-on versions per Kubernetes minor version (``None``: EKS's default version for it)."""
+"""EKS managed add-on versions per Kubernetes minor version."""
 
 EKS_AL2023_RELEASE_VERSIONS: dict[str, str] = {
     # awslabs/amazon-eks-ami release v20260714 (CHANGELOG.md): amazon-eks-node-al2023-x86_64-nvidia-1.35-v20260714
@@ -228,7 +232,7 @@ def pins() -> Iterator[tuple[str, str]]:
     """Every pinned value: ``(pin id, value)``; the id is the key of its entry in ``PIN_SOURCES``."""
     for version, addons in EKS_ADDON_VERSIONS.items():
         for addon, addon_version in addons.items():
-            yield f"eks-addon/{version}/{addon}", addon_version or "default"
+            yield f"eks-addon/{version}/{addon}", addon_version
     for addon, addon_version in EKS_NODE_MONITORING_AGENT_ADDON.items():
         yield f"eks-addon/{addon}", addon_version
     for version, release in EKS_AL2023_RELEASE_VERSIONS.items():
@@ -264,10 +268,10 @@ CHARTS: Final = (
 
 _GH = "https://github.com"
 PIN_SOURCES: Final[Mapping[str, PinSource]] = {
-    "eks-addon/1.35/vpc-cni": PinSource(_EKS_DEFAULT_ADDON),
+    "eks-addon/1.35/vpc-cni": PinSource(_EKS_VPC_CNI, "2026-12-03"),
     "eks-addon/1.35/coredns": PinSource(_EKS_COREDNS),
     "eks-addon/1.35/kube-proxy": PinSource(_EKS_KUBE_PROXY),
-    "eks-addon/1.35/eks-pod-identity-agent": PinSource(_EKS_DEFAULT_ADDON),
+    "eks-addon/1.35/eks-pod-identity-agent": PinSource(_EKS_POD_IDENTITY_AGENT, "2026-12-03"),
     "eks-addon/eks-node-monitoring-agent": PinSource(
         f"{_GH}/aws/eks-node-monitoring-agent/blob/v1.7.0/charts/eks-node-monitoring-agent/values.yaml"
     ),

@@ -151,10 +151,10 @@ def test_oidc_provider_serves_sts() -> None:
 def test_addons_are_pinned_from_versions() -> None:
     addons = {r.inputs["addonName"]: r.inputs for r in of_type(run(_cluster), "aws:eks/addon:Addon")}
     assert {name: a.get("addonVersion") for name, a in addons.items()} == {
-        "vpc-cni": None,
+        "vpc-cni": "v1.22.4-eksbuild.3",
         "coredns": "v1.14.3-eksbuild.3",
         "kube-proxy": "v1.35.3-eksbuild.13",
-        "eks-pod-identity-agent": None,
+        "eks-pod-identity-agent": "v1.3.10-eksbuild.3",
         # Node auto repair acts on GPU faults only through this agent's AcceleratedHardwareReady condition.
         "eks-node-monitoring-agent": "v1.7.0-eksbuild.1",
     }

@@ -163,11 +163,9 @@ def test_efa_only_count_per_type(name, efa_only) -> None:
 
 
 def test_pinned_vpc_cni_supports_efa_only_interfaces() -> None:
-    # ``None`` is EKS's default build for the Kubernetes version (components.versions): not checkable offline.
-    pinned = {k: a["vpc-cni"] for k, a in EKS_ADDON_VERSIONS.items() if a["vpc-cni"] is not None}
-    for kubernetes, addon in pinned.items():
-        version = tuple(int(x) for x in addon.removeprefix("v").split("-")[0].split("."))
-        assert version >= EFA_ONLY_MIN_VPC_CNI, (kubernetes, addon)
+    for kubernetes, addons in EKS_ADDON_VERSIONS.items():
+        version = tuple(int(x) for x in addons["vpc-cni"].removeprefix("v").split("-")[0].split("."))
+        assert version >= EFA_ONLY_MIN_VPC_CNI, (kubernetes, addons["vpc-cni"])
 
 
 def test_node_group_is_tainted_labelled_and_pinned() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 from importlib import resources
 
@@ -23,7 +24,13 @@ def test_every_pin_has_a_source_url_and_a_date() -> None:
     assert sorted(pins) == sorted(versions.PIN_SOURCES), "a pin without a PIN_SOURCES entry, or a stale entry"
     for pin, source in versions.PIN_SOURCES.items():
         assert source.url.startswith("https://"), pin
-        assert date.fromisoformat(source.read_on) <= date(2026, 12, 2), pin
+        assert date.fromisoformat(source.read_on) <= date(2026, 12, 3), pin
+
+
+def test_every_eks_addon_is_pinned_to_an_exact_build() -> None:
+    for version, addons in versions.EKS_ADDON_VERSIONS.items():
+        for addon, build in addons.items():
+            assert re.fullmatch(r"v\d+\.\d+\.\d+-eksbuild\.\d+", build), (version, addon, build)
 
 
 def test_a_pin_added_without_a_source_fails(monkeypatch: pytest.MonkeyPatch) -> None:
