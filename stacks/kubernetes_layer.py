@@ -143,6 +143,7 @@ def build(config: StackConfig, cluster: ClusterHandle) -> GpuRbac:
             alert_receiver_url=(
                 None if config.alert_receiver_url is None else pulumi.Output.secret(config.alert_receiver_url)
             ),
+            kubernetes_version=config.cluster.kubernetes_version,
         ),
         opts=opts(),
     )

@@ -34,7 +34,8 @@ class PinSource(NamedTuple):
 
 DEFAULT_KUBERNETES_VERSION: Final = "1.35"
 """The default Kubernetes minor version of both clouds: in standard support on EKS until 2027-03-27 and on ACK
-until 2027-02-28 (``kubernetes_support.json``); the newest minor version pinned on both."""
+until 2027-02-28 (``kubernetes_support.json``). 1.36 is pinned on both too (standard support until 2027-08-02 on
+EKS and 2027-05-30 on ACK); a spec opts into it with ``kubernetesVersion``."""
 
 # --- EKS (AWS) -----------------------------------------------------------------------------------
 
@@ -58,13 +59,23 @@ EKS_ADDON_VERSIONS: dict[str, dict[str, str]] = {
         "kube-proxy": "v1.35.3-eksbuild.13",
         "eks-pod-identity-agent": "v1.3.10-eksbuild.3",
     },
+    # The same tables: kube-proxy 1.36 -> v1.36.0-eksbuild.14, CoreDNS 1.36 -> v1.14.3-eksbuild.3 (read 2026-12-03);
+    # vpc-cni and the pod identity agent as for 1.35 (the same captures list them on 1.36 clusters).
+    "1.36": {
+        "vpc-cni": "v1.22.4-eksbuild.3",
+        "coredns": "v1.14.3-eksbuild.3",
+        "kube-proxy": "v1.36.0-eksbuild.14",
+        "eks-pod-identity-agent": "v1.3.10-eksbuild.3",
+    },
 }
 """EKS managed add-on versions per Kubernetes minor version."""
 
 EKS_AL2023_RELEASE_VERSIONS: dict[str, str] = {
     # awslabs/amazon-eks-ami release v20260714 (CHANGELOG.md): amazon-eks-node-al2023-x86_64-nvidia-1.35-v20260714
-    # and the standard AL2023 AMIs, release version 1.35.6-20260714.
+    # and the standard AL2023 AMIs, release version 1.35.6-20260714; the same release's
+    # amazon-eks-node-al2023-x86_64-nvidia-1.36-v20260714, release version 1.36.2-20260714.
     "1.35": "1.35.6-20260714",
+    "1.36": "1.36.2-20260714",
 }
 """Pinned EKS-optimized AL2023 AMI release per Kubernetes minor version (node group ``release_version``)."""
 
@@ -105,10 +116,14 @@ EKS User Guide, "Manage EKS extended support")."""
 ACK_KUBERNETES_RELEASES: dict[str, str] = {
     # ACK Kubernetes 1.35 release notes, component versions: Kubernetes 1.35.1-aliyun.1, 1.35.2-aliyun.1,
     # 1.35.7-aliyun.1 (updated 2026-08-26); ACK supports only the latest patch of each minor version.
+    # ACK release notes for Kubernetes 1.36, component versions: Kubernetes 1.36.1-aliyun.1 (updated 2026-06-06,
+    # read 2026-12-03).
     "1.35": "1.35.7-aliyun.1",
+    "1.36": "1.36.1-aliyun.1",
 }
 """ACK release of each Kubernetes minor version a spec may name (``cs.ManagedKubernetes.version``)."""
 
+_ACK_136_NOTES = "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/kubernetes-1-36"
 _ACK_135_NOTES = (
     "https://www.alibabacloud.com/help/pt-br/ack/ack-managed-and-ack-dedicated/user-guide/kubernetes-1-35-release-notes"
 )
@@ -162,6 +177,17 @@ CLUSTER_AUTOSCALER_CHART = HelmChart("cluster-autoscaler", "9.59.0", "https://ku
 cluster-autoscaler-chart-9.59.0, cluster-autoscaler/charts/cluster-autoscaler/Chart.yaml version 9.59.0;
 README ``helm repo add autoscaler https://kubernetes.github.io/autoscaler``. EKS only; ACK scales node pools
 with its own managed autoscaler."""
+
+CLUSTER_AUTOSCALER_IMAGE_TAGS: dict[str, str] = {
+    # The image of each Kubernetes minor version (the autoscaler README: "We recommend using Cluster Autoscaler with
+    # the Kubernetes control plane version for which it was meant"): 1.35 the chart's own image.tag v1.35.0; 1.36
+    # the release tag cluster-autoscaler-1.36.1 of kubernetes/autoscaler (version/version.go "1.36.1", 2026-07-22),
+    # no chart release with appVersion 1.36 existing (chart 9.59.0 is the newest; its templates are unchanged on
+    # master at 55c37cd5, 2026-08-22, and every flag of AUTOSCALER_ARGS is in 1.36.1's config/flags/flags.go).
+    "1.35": "v1.35.0",
+    "1.36": "v1.36.1",
+}
+"""cluster-autoscaler image tag (chart value ``image.tag``) per EKS Kubernetes minor version."""
 
 EFA_DEVICE_PLUGIN_CHART = HelmChart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.github.io/eks-charts")
 """AWS EFA Kubernetes device plugin (advertises ``vpc.amazonaws.com/efa``, mounts /dev/infiniband): the EKS AL2023
@@ -237,6 +263,8 @@ def pins() -> Iterator[tuple[str, str]]:
         yield f"eks-addon/{addon}", addon_version
     for version, release in EKS_AL2023_RELEASE_VERSIONS.items():
         yield f"eks-ami/{version}", release
+    for version, tag in CLUSTER_AUTOSCALER_IMAGE_TAGS.items():
+        yield f"image/cluster-autoscaler/{version}", tag
     for arch, ami_type in EKS_GPU_AMI_TYPES.items():
         yield f"eks-ami-type/{arch}", ami_type
     yield "eks-upgrade-policy", EKS_UPGRADE_POLICY
@@ -275,13 +303,27 @@ PIN_SOURCES: Final[Mapping[str, PinSource]] = {
     "eks-addon/eks-node-monitoring-agent": PinSource(
         f"{_GH}/aws/eks-node-monitoring-agent/blob/v1.7.0/charts/eks-node-monitoring-agent/values.yaml"
     ),
+    "eks-addon/1.36/vpc-cni": PinSource(_EKS_VPC_CNI, "2026-12-03"),
+    "eks-addon/1.36/coredns": PinSource(_EKS_COREDNS, "2026-12-03"),
+    "eks-addon/1.36/kube-proxy": PinSource(_EKS_KUBE_PROXY, "2026-12-03"),
+    "eks-addon/1.36/eks-pod-identity-agent": PinSource(_EKS_POD_IDENTITY_AGENT, "2026-12-03"),
     "eks-ami/1.35": PinSource(_EKS_AMI_CHANGELOG),
+    "eks-ami/1.36": PinSource(_EKS_AMI_CHANGELOG, "2026-12-03"),
+    "image/cluster-autoscaler/1.35": PinSource(
+        f"{_GH}/kubernetes/autoscaler/blob/cluster-autoscaler-chart-9.59.0/cluster-autoscaler/charts/cluster-autoscaler/values.yaml",
+        "2026-12-03",
+    ),
+    "image/cluster-autoscaler/1.36": PinSource(
+        f"{_GH}/kubernetes/autoscaler/blob/cluster-autoscaler-1.36.1/cluster-autoscaler/version/version.go",
+        "2026-12-03",
+    ),
     "eks-ami-type/x86_64": PinSource("https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html"),
     "eks-ami-type/arm64": PinSource("https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html"),
     "eks-upgrade-policy": PinSource(
         "https://docs.aws.amazon.com/eks/latest/APIReference/API_UpgradePolicyRequest.html"
     ),
     "ack-release/1.35": PinSource(_ACK_135_NOTES),
+    "ack-release/1.36": PinSource(_ACK_136_NOTES, "2026-12-03"),
     "ack-nvidia-driver": PinSource("https://www.alibabacloud.com/help/en/document_detail/2402382.html"),
     "chart/nvidia-device-plugin": PinSource(
         f"{_GH}/NVIDIA/k8s-device-plugin/blob/v0.17.1/deployments/helm/nvidia-device-plugin/Chart.yaml"
@@ -353,7 +395,9 @@ def support_calendar() -> Mapping[Cloud, Mapping[str, SupportWindow]]:
 def pinned_versions(cloud: Cloud) -> tuple[str, ...]:
     """The Kubernetes minor versions with every pin on ``cloud``."""
     if cloud is Cloud.AWS:
-        return tuple(sorted(set(EKS_ADDON_VERSIONS) & set(EKS_AL2023_RELEASE_VERSIONS)))
+        return tuple(
+            sorted(set(EKS_ADDON_VERSIONS) & set(EKS_AL2023_RELEASE_VERSIONS) & set(CLUSTER_AUTOSCALER_IMAGE_TAGS))
+        )
     return tuple(sorted(ACK_KUBERNETES_RELEASES))
 
 

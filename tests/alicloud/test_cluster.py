@@ -29,6 +29,11 @@ def _inputs() -> dict:  # type: ignore[type-arg]
     return one(plan, CLUSTER).inputs
 
 
+def test_a_136_cluster_runs_acks_136_release() -> None:
+    plan = plan_of(lambda: GpuCluster("gpu", _args(ClusterSpec(kubernetes_version="1.36"))))
+    assert one(plan, CLUSTER).inputs["version"] == "1.36.1-aliyun.1"
+
+
 def test_cluster_is_ack_pro_at_the_pinned_release() -> None:
     inputs = _inputs()
     assert (inputs["name"], inputs["clusterSpec"], inputs["version"]) == ("gpu", "ack.pro.small", "1.35.7-aliyun.1")
@@ -147,7 +152,7 @@ def test_an_unpinned_kubernetes_version_and_a_vpc_over_the_service_range_are_rej
     )
     error, plan = rejected(lambda: GpuCluster("gpu", _args(ClusterSpec(kubernetes_version="1.29"), network)))
     assert str(error) == (
-        "kubernetesVersion: no pins for this Kubernetes version on alicloud (supported: 1.35) (got 1.29)\n"
+        "kubernetesVersion: no pins for this Kubernetes version on alicloud (supported: 1.35, 1.36) (got 1.29)\n"
         "vpcCidr: overlaps the cluster's Service range 172.21.0.0/20 (got 172.16.0.0/12)"
     )
     assert registered(plan) == []

@@ -161,6 +161,13 @@ def test_addons_are_pinned_from_versions() -> None:
     assert {a["clusterName"] for a in addons.values()} == {"gpu"}
 
 
+def test_a_136_cluster_gets_the_136_addons() -> None:
+    plan = run(lambda: _cluster(ClusterSpec(kubernetes_version="1.36")))
+    assert named(plan, "gpu-cluster").inputs["version"] == "1.36"
+    addons = {r.inputs["addonName"]: r.inputs.get("addonVersion") for r in of_type(plan, "aws:eks/addon:Addon")}
+    assert (addons["kube-proxy"], addons["coredns"]) == ("v1.36.0-eksbuild.14", "v1.14.3-eksbuild.3")
+
+
 def test_kubeconfig_document() -> None:
     from gpu_cloud.components.aws._iam import Account
     from gpu_cloud.components.aws.cluster import kubeconfig
@@ -190,7 +197,10 @@ def test_policies_lint_clean() -> None:
 def test_kubernetes_version_without_pins_is_rejected_with_the_supported_choices() -> None:
     with pytest.raises(
         ConfigError,
-        match=r"^kubernetesVersion: no pins for this Kubernetes version on aws \(supported: 1\.35\) \(got 1\.31\)$",
+        match=(
+            r"^kubernetesVersion: no pins for this Kubernetes version on aws \(supported: 1\.35, 1\.36\) "
+            r"\(got 1\.31\)$"
+        ),
     ):
         _cluster(ClusterSpec(kubernetes_version="1.31"))
 

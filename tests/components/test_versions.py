@@ -34,8 +34,8 @@ def test_every_eks_addon_is_pinned_to_an_exact_build() -> None:
 
 
 def test_a_pin_added_without_a_source_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(versions.EKS_AL2023_RELEASE_VERSIONS, "1.36", "1.36.2-20260714")
-    assert set(dict(versions.pins())) - set(versions.PIN_SOURCES) == {"eks-ami/1.36"}
+    monkeypatch.setitem(versions.EKS_AL2023_RELEASE_VERSIONS, "1.37", "1.37.0-20261201")
+    assert set(dict(versions.pins())) - set(versions.PIN_SOURCES) == {"eks-ami/1.37"}
 
 
 def test_the_calendar_cites_its_source_and_date() -> None:
@@ -53,15 +53,23 @@ def test_default_version_is_in_standard_support_on_the_calendars_date(cloud: Clo
 
 def test_a_pinned_version_past_end_of_standard_support_is_refused_with_the_choices() -> None:
     assert version_problem(Cloud.AWS, "1.35", date(2027, 3, 28)) == (
-        "not in standard support on aws: ended 2027-03-27 (supported: none)"
+        "not in standard support on aws: ended 2027-03-27 (supported: 1.36)"
     )
     assert version_problem(Cloud.ALICLOUD, "1.35", date(2027, 2, 28)) is None
 
 
 def test_an_unpinned_version_is_refused_with_the_choices() -> None:
     assert version_problem(Cloud.AWS, "1.34", date(2026, 12, 2)) == (
-        "no pins for this Kubernetes version on aws (supported: 1.35)"
+        "no pins for this Kubernetes version on aws (supported: 1.35, 1.36)"
     )
+
+
+@pytest.mark.parametrize("cloud", list(Cloud))
+def test_every_version_in_standard_support_on_the_calendars_date_has_pins(cloud: Cloud) -> None:
+    as_of = date.fromisoformat(_calendar_sources()[cloud.value]["read_on"])
+    in_support = [v for v, w in support_calendar()[cloud].items() if w.end_of_standard_support >= as_of]
+    assert in_support == ["1.35", "1.36"]
+    assert versions.supported_versions(cloud, as_of) == tuple(in_support)
 
 
 def test_every_pinned_version_is_in_the_calendar() -> None:

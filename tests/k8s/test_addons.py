@@ -164,6 +164,12 @@ def test_autoscaler_prefers_spot_then_fallback_and_scales_down():
     assert values["expanderPriorities"] == PRIORITIES
 
 
+@pytest.mark.parametrize(("version", "tag"), [("1.35", "v1.35.0"), ("1.36", "v1.36.1")])
+def test_the_autoscaler_runs_the_image_of_the_clusters_kubernetes_version(version, tag):
+    values = _values(_plan(_aws(kubernetes_version=version)), "cluster-autoscaler")
+    assert values["image"] == {"tag": tag}
+
+
 def test_alert_rules_are_the_monitoring_groups_with_no_info_severity():
     # Their behaviour is tested by promtool (tests/k8s/test_alert_rules.py).
     rule = one(_plan(_aws()), "addons-gpu-alerts")

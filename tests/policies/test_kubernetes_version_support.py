@@ -29,7 +29,10 @@ EKS_131_PAST = ("Kubernetes 1.31 is past its end of extended support on aws (202
 ACK_NEAR = (f"{ACK_135} leaves standard support on alicloud on 2027-02-28: plan the upgrade", True)
 ACK_PAST = (f"{ACK_135} is past its end of support on alicloud (2027-02-28): upgrade", False)
 ACK_133_PAST = ("Kubernetes 1.33.3-aliyun.1 is past its end of support on alicloud (2026-05-31): upgrade", False)
-NOT_IN_CALENDAR = ("Kubernetes 1.19 is not in the aws support calendar (1.30, 1.31, 1.32, 1.33, 1.34, 1.35)", True)
+NOT_IN_CALENDAR = (
+    "Kubernetes 1.19 is not in the aws support calendar (1.30, 1.31, 1.32, 1.33, 1.34, 1.35, 1.36)",
+    True,
+)
 UNKNOWN = ("could not decide: version is unknown during preview", False)
 
 

@@ -114,6 +114,7 @@ class GpuAddonsArgs:
             priority (components.aws.expander: each spot group above its own fall-back).
         alerts: Where Alertmanager sends every alert; None keeps the chart's default (the ``null`` receiver).
         alert_receiver_url: The webhook or Slack receiver's URL (a secret), for receivers that post to one.
+        kubernetes_version: The cluster's Kubernetes minor version (AWS: the cluster autoscaler's image).
     """
 
     addons: AddonsSpec
@@ -124,6 +125,7 @@ class GpuAddonsArgs:
     expander_priorities: Mapping[str, Sequence[str]] | None = None
     alerts: AlertsSpec | None = None
     alert_receiver_url: pulumi.Input[str] | None = None
+    kubernetes_version: str = versions.DEFAULT_KUBERNETES_VERSION
 
 
 def device_plugin_config(pools: Sequence[GpuNodePoolSpec | SpotGroupSpec]) -> dict[str, str]:
@@ -250,6 +252,7 @@ class GpuAddons(pulumi.ComponentResource):
                 versions.CLUSTER_AUTOSCALER_CHART,
                 SYSTEM_NAMESPACE,
                 {
+                    "image": {"tag": versions.CLUSTER_AUTOSCALER_IMAGE_TAGS[args.kubernetes_version]},
                     "cloudProvider": "aws",
                     "awsRegion": args.region,
                     "autoDiscovery": {"clusterName": args.cluster_name},
