@@ -5,6 +5,7 @@ import kubernetes_layer
 import outputs
 import pulumi
 import pulumi_alicloud as alicloud
+import references
 
 from gpu_cloud.components.alicloud import (
     CheckpointBucket,
@@ -33,7 +34,7 @@ from gpu_cloud.components.alicloud import (
 from gpu_cloud.components.alicloud._pool import PoolArgs
 from gpu_cloud.components.alicloud.identity import checkpoint_policy, job_checkpoint_policy, model_read_policy
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
-from gpu_cloud.components.spec import EgressMode, NetworkSpec, PeeringSpec, StackConfig
+from gpu_cloud.components.spec import PeeringSpec, StackConfig
 from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
 
 
@@ -50,7 +51,13 @@ def build(config: StackConfig) -> None:
     network = PrivateNetwork(f"{env}-network", PrivateNetworkArgs(spec=config.network, tags=tags), opts)
     # The KMS instance is the account's (its bootstrap stack exports kmsInstanceId), not a copied id.
     instance_stack = config.kms.alicloud_kms_instance_stack
-    instance_id = pulumi.StackReference(instance_stack).require_output("kmsInstanceId") if instance_stack else None
+    instance_id = (
+        references.text(
+            pulumi.StackReference(instance_stack), instance_stack, "kmsInstanceId", "kms.alicloudKmsInstanceStack"
+        )
+        if instance_stack
+        else None
+    )
     key = KmsKey(
         f"{env}-key",
         KmsKeyArgs(spec=config.kms, protect=config.protect_stateful, tags=tags, instance_id=instance_id),
@@ -227,13 +234,9 @@ def _peer(
 ) -> None:
     """Peer the environment's VPC with the data VPC in the peer region (created here, or another stack's)."""
     peer_provider = alicloud.Provider("alicloud-peer", region=peering.peer_region)
-    if peering.peer_private_subnets:
+    data_spec = peering.peer_network
+    if data_spec is not None:
         # A data VPC with no internet path at all.
-        data_spec = NetworkSpec(
-            vpc_cidr=peering.peer_vpc_cidr,
-            private_subnets=peering.peer_private_subnets,
-            egress=EgressMode.ENDPOINTS_ONLY,
-        )
         data = PrivateNetwork(
             f"{env}-data-network",
             PrivateNetworkArgs(spec=data_spec, tags=dict(config.tags)),
@@ -243,7 +246,9 @@ def _peer(
         peer_route_table_id: pulumi.Input[str] = data.route_table_id
     else:
         # The other stack exports vpcId and privateRouteTableIds, as this one does (one VPC route table on ACK).
-        peer_vpc_id, peer_route_table_id = _referenced_vpc(str(peering.peer_stack), "vpcId", "privateRouteTableIds")
+        peer_vpc_id, peer_route_table_id = _referenced_vpc(
+            str(peering.peer_stack), "vpcId", "privateRouteTableIds", "peering.peer"
+        )
     peering_component = _peering(
         f"{env}-peering", config, network, peering, (peer_vpc_id, peer_route_table_id), peer_provider, account_id, opts
     )
@@ -251,10 +256,14 @@ def _peer(
     pulumi.export("peerVpcId", peer_vpc_id)
 
 
-def _referenced_vpc(stack: str, vpc_key: str, tables_key: str) -> tuple[pulumi.Output[str], pulumi.Output[str]]:
-    """Another stack's VPC id and its (first) route table id, read through a StackReference."""
+def _referenced_vpc(
+    stack: str, vpc_key: str, tables_key: str, field: str
+) -> tuple[pulumi.Output[str], pulumi.Output[str]]:
+    """Another stack's VPC id and the one route table id of its VPC, read through a StackReference (config
+    ``<field>Stack``)."""
     other = pulumi.StackReference(stack)
-    return other.require_output(vpc_key), other.require_output(tables_key).apply(lambda ids: str(ids[0]))
+    (table,) = references.ids(other, stack, tables_key, 1, f"{field}RouteTableCount")
+    return references.text(other, stack, vpc_key, f"{field}Stack"), table
 
 
 def _peering(
@@ -301,7 +310,7 @@ def _deploy_path(
         peer_vpc_cidr=deploy.runner_vpc_cidr,
         peer_stack=deploy.runner_stack,
     )
-    runner = _referenced_vpc(deploy.runner_stack, "runnerVpcId", "runnerRouteTableIds")
+    runner = _referenced_vpc(deploy.runner_stack, "runnerVpcId", "runnerRouteTableIds", "deploy.runner")
     name = f"{config.environment}-deploy-peering"
     peering = _peering(name, config, network, spec, runner, provider, account_id, opts)
     rule = alicloud.ecs.SecurityGroupRule(

@@ -1,11 +1,10 @@
 """An environment on AWS: the AWS components composed from the stack's config, then the Kubernetes layer."""
 
-import functools
-
 import kubernetes_layer
 import outputs
 import pulumi
 import pulumi_aws as aws
+import references
 
 from gpu_cloud.components.aws import (
     CheckpointBucket,
@@ -43,7 +42,7 @@ from gpu_cloud.components.k8s.addons import (
     SYSTEM_NAMESPACE,
 )
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
-from gpu_cloud.components.spec import ConfigError, EgressMode, NetworkSpec, PeeringSpec, StackConfig
+from gpu_cloud.components.spec import ConfigError, PeeringSpec, StackConfig
 
 
 def build(config: StackConfig) -> None:
@@ -223,7 +222,8 @@ def _peer(
     opts: pulumi.ResourceOptions,
 ) -> None:
     """Peer the environment's VPC with the data VPC in the peer region: created here, or another stack's."""
-    if peering.peer_private_subnets:
+    peer_spec = peering.peer_network
+    if peer_spec is not None:
         # A data VPC in the peer region, created here: endpoints only, its own key (keys are regional).
         peer_opts = pulumi.ResourceOptions(
             provider=aws.Provider("aws-peer", region=peering.peer_region, default_tags=tags)
@@ -237,11 +237,6 @@ def _peer(
                 autoscaling_volumes=False,
             ),
             opts=peer_opts,
-        )
-        peer_spec = NetworkSpec(
-            vpc_cidr=peering.peer_vpc_cidr,
-            private_subnets=peering.peer_private_subnets,
-            egress=EgressMode.ENDPOINTS_ONLY,
         )
         peer = PrivateNetwork(
             f"{env}-data-network", PrivateNetworkArgs(spec=peer_spec, kms_key_arn=peer_key.key_arn), opts=peer_opts
@@ -264,9 +259,8 @@ def _referenced_vpc(
     """Another stack's VPC id and its ``count`` route table ids (config ``<field>RouteTableCount``), read through a
     StackReference."""
     other = pulumi.StackReference(stack)
-    tables = other.require_output(tables_key)
-    partial = functools.partial(_nth, count=count, stack=stack, key=tables_key, field=f"{field}RouteTableCount")
-    return other.require_output(vpc_key), [tables.apply(functools.partial(partial, i=i)) for i in range(count)]
+    vpc_id = references.text(other, stack, vpc_key, f"{field}Stack")
+    return vpc_id, list(references.ids(other, stack, tables_key, count, f"{field}RouteTableCount"))
 
 
 def _peering(
@@ -323,10 +317,3 @@ def _deploy_path(
     )
     pulumi.export("deployRunnerVpcId", vpc_id)
     return [peering, rule]
-
-
-def _nth(ids: object, i: int, count: int, stack: str, key: str, field: str) -> str:
-    """Entry ``i`` of the other stack's route table ids, which must be a list of exactly ``count`` ids."""
-    if not isinstance(ids, list) or len(ids) != count:
-        raise ValueError(f"{field} is {count}, but {stack} exports {key} {ids!r}")
-    return str(ids[i])

@@ -171,19 +171,8 @@ class NetworkSpec(_Spec):
 
     @model_validator(mode="after")
     def _subnets_fit(self) -> NetworkSpec:
-        problems: list[Problem] = []
-        subnets = [("privateSubnets", i, s) for i, s in enumerate(self.private_subnets)]
-        subnets += [("natSubnets", i, s) for i, s in enumerate(self.nat_subnets)]
-        for field, i, subnet in subnets:
-            if not subnet.cidr.subnet_of(self.vpc_cidr):
-                problems.append(Problem(f"{field}.{i}.cidr", f"not inside vpcCidr {self.vpc_cidr}", str(subnet.cidr)))
-        for a, (fa, ia, sa) in enumerate(subnets):
-            for fb, ib, sb in subnets[a + 1 :]:
-                if sa.cidr.overlaps(sb.cidr):
-                    problems.append(Problem(f"{fb}.{ib}.cidr", f"overlaps {fa}.{ia} ({sa.cidr})", str(sb.cidr)))
-        zones = [s.zone for s in self.private_subnets]
-        if len(set(zones)) < 2:
-            problems.append(Problem("privateSubnets", "needs subnets in at least two zones", zones))
+        subnets = {"privateSubnets": self.private_subnets, "natSubnets": self.nat_subnets}
+        problems = _layout_problems("vpcCidr", self.vpc_cidr, subnets)
         if self.egress is EgressMode.ENDPOINTS_ONLY and self.nat_subnets:
             problems.append(Problem("natSubnets", "must be empty when egress is endpoints-only", len(self.nat_subnets)))
         _raise(problems)
@@ -358,18 +347,20 @@ class PeeringSpec(_Spec):
             )
         if self.peer_private_subnets and self.peer_route_table_count != 1:
             _raise([Problem("peerRouteTableCount", "only with peerStack", self.peer_route_table_count)])
-        for i, subnet in enumerate(self.peer_private_subnets):
-            if not subnet.cidr.subnet_of(self.peer_vpc_cidr):
-                _raise(
-                    [
-                        Problem(
-                            f"peerPrivateSubnets.{i}.cidr",
-                            f"not inside peerVpcCidr {self.peer_vpc_cidr}",
-                            str(subnet.cidr),
-                        )
-                    ]
-                )
+        if self.peer_private_subnets:
+            _raise(
+                _layout_problems("peerVpcCidr", self.peer_vpc_cidr, {"peerPrivateSubnets": self.peer_private_subnets})
+            )
         return self
+
+    @property
+    def peer_network(self) -> NetworkSpec | None:
+        """The data VPC this program creates in the peer region (endpoints only), or None with ``peer_stack``."""
+        if not self.peer_private_subnets:
+            return None
+        return NetworkSpec(
+            vpc_cidr=self.peer_vpc_cidr, private_subnets=self.peer_private_subnets, egress=EgressMode.ENDPOINTS_ONLY
+        )
 
 
 class AccessSpec(_Spec):
@@ -718,6 +709,24 @@ def _raise(problems: list[Problem]) -> None:
 
 
 _PROBLEMS_MARK = "gpucloud-problems:"
+
+
+def _layout_problems(vpc_field: str, vpc: IPv4Network, subnets: Mapping[str, tuple[SubnetSpec, ...]]) -> list[Problem]:
+    """Subnets outside the VPC or overlapping each other; fewer than two zones in the first field's subnets."""
+    problems: list[Problem] = []
+    listed = [(field, i, s) for field, items in subnets.items() for i, s in enumerate(items)]
+    for field, i, subnet in listed:
+        if not subnet.cidr.subnet_of(vpc):
+            problems.append(Problem(f"{field}.{i}.cidr", f"not inside {vpc_field} {vpc}", str(subnet.cidr)))
+    for a, (fa, ia, sa) in enumerate(listed):
+        for fb, ib, sb in listed[a + 1 :]:
+            if sa.cidr.overlaps(sb.cidr):
+                problems.append(Problem(f"{fb}.{ib}.cidr", f"overlaps {fa}.{ia} ({sa.cidr})", str(sb.cidr)))
+    first, nodes = next(iter(subnets.items()))
+    zones = [s.zone for s in nodes]
+    if len(set(zones)) < 2:
+        problems.append(Problem(first, "needs subnets in at least two zones", zones))
+    return problems
 
 
 def _size_problems(min_size: int, desired: int, max_size: int) -> list[Problem]:

@@ -7,6 +7,7 @@ outputs are its inputs, and whatever only the cloud can compute (ids, ARNs) is u
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import logging
 import os
@@ -24,7 +25,6 @@ from pulumi.runtime import mocks, settings
 from pulumi.runtime.config import set_all_config
 from pulumi.runtime.proto import engine_pb2, resource_pb2
 from pulumi.runtime.stack import run_in_stack
-from pulumi.runtime.sync_await import _sync_await
 
 from gpu_cloud.planner import canned
 from gpu_cloud.planner.model import PlanError, RecordedResource
@@ -223,10 +223,11 @@ def run_program(
         except PlanError:
             raise
         except (Exception, SystemExit) as err:  # any failure of the user's program is reported
-            if isinstance(getattr(err, "problems", None), tuple) and stack.file is not None:
+            config_error = _config_error(err)
+            if config_error is not None and stack.file is not None:
                 # A config error that lists its problems (components.spec.ConfigError): name the file.
                 where = os.path.relpath(stack.file, Path.cwd())
-                raise PlanError(f"invalid config in {where}:\n  " + str(err).replace("\n", "\n  ")) from None
+                raise PlanError(f"invalid config in {where}:\n  " + str(config_error).replace("\n", "\n  ")) from None
             raise PlanError(_describe_failure(err, project)) from None
 
 
@@ -261,6 +262,10 @@ def _record(
     root: Path | None,
     stack_outputs: dict[str, Mapping[str, Any]],
 ) -> Plan:
+    # Each run gets an event loop of its own: what a failed program leaves pending (registrations after its first
+    # error) is cancelled with it and can never run, or fail, in the next run in this process.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
     monitor = _RecordingMonitor(project, stack)
     fake = _Mocks(config, monitor, stack_outputs)
     monitor.mocks = fake
@@ -279,12 +284,15 @@ def _record(
             root_directory=str(root or Path.cwd()),
         )
     )
+    # The SDK's set of pending outputs defaults to one set shared by every context: give this run its own.
+    settings.SETTINGS.outputs = set()
     set_all_config(config, sorted(secret_keys))
     logging.getLogger("pulumi").setLevel(logging.CRITICAL)
     try:
-        _sync_await(run_in_stack(program))
+        loop.run_until_complete(run_in_stack(program))
     finally:
         monitor.transforms.close()
+        _close(loop)
     if monitor.unsupported:
         raise PlanError(
             "the program uses what gpucloud plan cannot apply faithfully: " + "; ".join(monitor.unsupported)
@@ -299,6 +307,22 @@ def _record(
         warnings=tuple(fake.warnings + engine.warnings),
         canned_answers=tuple(sorted(fake.canned)),
     )
+
+
+def _close(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what is still pending on ``loop`` (and what that cancellation starts), then close it. Errors of what
+    was left over are not printed when their futures go away: the run reported its first error already."""
+    loop.set_exception_handler(lambda _loop, _context: None)
+    for _ in range(10):
+        pending = asyncio.all_tasks(loop)
+        if not pending:
+            break
+        for task in pending:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    asyncio.set_event_loop(None)
+    loop.close()
 
 
 def _run_path(program: str) -> None:
@@ -327,6 +351,17 @@ def _program_environment(project: Project) -> Iterator[None]:
             module_file = getattr(sys.modules[name], "__file__", None) or ""
             if module_file.startswith(program_dir):
                 del sys.modules[name]
+
+
+def _config_error(err: BaseException) -> BaseException | None:
+    """The config error (one that lists its ``problems``) ``err`` is or was caused by: the SDK re-raises an error of
+    an apply whose output feeds a resource input as a ValueError ``from`` it."""
+    cause: BaseException | None = err
+    while cause is not None:
+        if isinstance(getattr(cause, "problems", None), tuple):
+            return cause
+        cause = cause.__cause__
+    return None
 
 
 def _describe_failure(err: BaseException, project: Project) -> str:

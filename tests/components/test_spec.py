@@ -171,6 +171,7 @@ INVALID = [
         _with("peering.peerVpcCidr", "10.0.128.0/17"),
         [
             "peering.peerPrivateSubnets.0.cidr: not inside peerVpcCidr 10.0.128.0/17 (got 10.1.0.0/20)",
+            "peering.peerPrivateSubnets.1.cidr: not inside peerVpcCidr 10.0.128.0/17 (got 10.1.16.0/20)",
         ],
     ),
     (
