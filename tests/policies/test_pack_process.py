@@ -79,31 +79,3 @@ def test_a_pack_that_fails_to_start_reports_its_stderr(tmp_path: Path) -> None:
     (tmp_path / "__main__.py").write_text("raise RuntimeError('pack is broken')\n", encoding="utf-8")
     with pytest.raises(PolicyPackError, match="pack is broken"):
         run_policy_pack(tmp_path, [], project="p", stack="s")
-
-
-def test_the_pinned_sdk_lets_the_pack_decode_each_resource_once_per_call(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`share_decoding` finds what it replaces in the pinned pulumi-policy: within one Analyze call every
-    policy is handed the same decoded properties; the next call decodes afresh."""
-    import pulumi_policy.policy as sdk_policy
-    from pulumi.runtime.proto import analyzer_pb2
-    from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
-
-    from gpu_cloud.policies.gpucloud_rules import sdk
-
-    for name in ("json_format", "deserialize_properties", "unknown_checking_proxy", "_PolicyAnalyzerServicer"):
-        monkeypatch.setattr(sdk_policy, name, getattr(sdk_policy, name))  # restored after the test
-    assert sdk.share_decoding() is True
-    seen: list[Any] = []
-    policies = [
-        ResourceValidationPolicy(name, "records its props", lambda args, report: seen.append(args.props))
-        for name in ("first", "second")
-    ]
-    servicer = sdk_policy._PolicyAnalyzerServicer(
-        "p", "0.0.1", policies, EnforcementLevel.MANDATORY, None, None, None, None, None, None, None
-    )
-    request = analyzer_pb2.AnalyzeRequest(type="aws:ec2/vpc:Vpc", urn="urn:pulumi:s::p::aws:ec2/vpc:Vpc::v")
-    request.properties.update({"cidrBlock": "10.0.0.0/16"})
-    servicer.Analyze(request, None)
-    servicer.Analyze(request, None)
-    assert [dict(props) for props in seen] == [{"cidrBlock": "10.0.0.0/16"}] * 4
-    assert seen[0] is seen[1] and seen[2] is seen[3] and seen[0] is not seen[2]

@@ -11,11 +11,13 @@ Responsibilities, in order, for every evaluation:
 4. report findings: at the policy's level, or as an advisory note when the URN is exempted (the note
    carries the reason) or the rule marks the finding advisory.
 
-Speed (`share_decoding`): pulumi-policy's servicer decodes a resource's properties (``MessageToDict``,
-``deserialize_properties``, ``unknown_checking_proxy``) and its provider's again for *every* policy,
-before any policy can look at the type, and ``AnalyzeStack`` decodes every resource of the stack once per
-stack policy. Within one Analyze or AnalyzeStack call the pack decodes each message once and hands every
-policy the same (read-only) values; what each policy is given, and so what it reports, is unchanged.
+Speed (`share_decoding`): for every call pulumi-policy's servicer configures the runtime from the
+environment, then for *every* policy decodes the resource's properties, options and provider again
+(``MessageToDict``, ``deserialize_properties``, ``unknown_checking_proxy``) before the policy can look at
+the type; ``AnalyzeStack`` rebuilds every resource of the stack once per stack policy. The pack's servicer
+configures once per environment, decodes once per call, builds the stack once per call and calls a
+resource policy only for the types its rule checks; what each policy is given and reports is the SDK's
+(tests/policies/test_servicer.py compares every response with the SDK's servicer).
 
 Should this adapter itself fail (a bug, or an SDK that changed), it raises `PolicyFailed` naming the
 policy, so the engine (or ``gpucloud plan``, exit status 2) says which policy failed and why.
@@ -30,30 +32,32 @@ exemption still never blocks.
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import json
+import os
 import sys
 import threading
-import types
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from functools import partial
 from typing import Any, TypeVar
 
 import pulumi
 import pulumi_policy.policy as sdk_policy
+from pulumi.runtime.proto import analyzer_pb2
 from pulumi_policy import (
     EnforcementLevel,
     Policy,
     PolicyConfigSchema,
     PolicyProviderResource,
+    PolicyResource,
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
     StackValidationArgs,
     StackValidationPolicy,
 )
-from pulumi_policy.deserialize import serialize_properties
+from pulumi_policy.deserialize import deserialize_properties, serialize_properties
 from pulumi_policy.proxy import unknown_checking_proxy
 
 from .rule import (
@@ -83,19 +87,31 @@ def _failing_as(name: str) -> Iterator[None]:
         raise PolicyFailed(f"policy {name} failed: {type(error).__name__}: {error}") from error
 
 
+class _RulePolicy(ResourceValidationPolicy):
+    """A resource rule's policy; it knows the types it checks, so the servicer calls it for those only."""
+
+    def __init__(self, rule: ResourceRule, **policy: Any) -> None:
+        super().__init__(validate=_resource_validation(rule), **policy)
+        self.resource_types = rule.resource_types
+
+
+class _RuleStackPolicy(StackValidationPolicy):
+    """A stack rule's policy (synchronous, never raising the SDK's unknown or not-applicable errors)."""
+
+
 def to_policy(rule: ResourceRule | StackRule) -> Policy:
     """The pulumi-policy `Policy` that evaluates ``rule``."""
     schema = PolicyConfigSchema(properties={k: dict(v) for k, v in config_schema(rule).items()})
     level = EnforcementLevel(rule.level)
     if isinstance(rule, ResourceRule):
-        return ResourceValidationPolicy(
+        return _RulePolicy(
+            rule,
             name=rule.name,
             description=rule.description,
-            validate=_resource_validation(rule),
             enforcement_level=level,
             config_schema=schema,
         )
-    return StackValidationPolicy(
+    return _RuleStackPolicy(
         name=rule.name,
         description=rule.description,
         validate=_stack_validation(rule),
@@ -250,17 +266,16 @@ _call = threading.local()
 """Per servicer thread: ``memo``, the values decoded during the current Analyze or AnalyzeStack call."""
 
 
-def _shared(value: _V, build: Callable[[_V], _T], kind: object = None) -> _T:
+def _shared(value: _V, build: Callable[[_V], _T]) -> _T:
     """``build(value)``, computed once per Analyze/AnalyzeStack call for the same ``value`` object.
 
-    ``kind`` (default: ``build`` itself) tells apart what is built from the same value. The entry keeps
-    ``value`` alive, so its ``id`` cannot be reused within the call. Outside a call (and so wherever
+    The entry keeps ``value`` alive, so its ``id`` cannot be reused within the call. Outside a call (and so wherever
     `share_decoding` is not installed) it simply builds.
     """
     memo: dict[tuple[int, int], tuple[Any, Any]] | None = getattr(_call, "memo", None)
     if memo is None:
         return build(value)
-    key = (id(build if kind is None else kind), id(value))
+    key = (id(build), id(value))
     entry = memo.get(key)
     if entry is None or entry[0] is not value:
         entry = memo[key] = (value, build(value))
@@ -268,78 +283,169 @@ def _shared(value: _V, build: Callable[[_V], _T], kind: object = None) -> _T:
     return result
 
 
-def _once_per_call(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function``, decoding each value once per call when it is given that one argument only."""
-
-    def decode(value: Any, *rest: Any, **options: Any) -> Any:
-        if rest or options:
-            return function(value, *rest, **options)
-        return _shared(value, function)
-
-    return decode
-
-
-def _once_per_request_part(method: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """A servicer method of one request (or one resource of it), computed once per call for all policies."""
-
-    def read(self: Any, part: Any) -> Any:
-        return _shared(part, partial(method, self), kind=method)
-
-    return read
-
-
 def _within_call(method: Callable[..., Any]) -> Callable[..., Any]:
     def handle(self: Any, request: Any, context: Any) -> Any:
         _call.memo = {}
         try:
-            return method(self, request, context)
+            return self._configured_context().run(method, self, request, context)
         finally:
             _call.memo = None
 
     return handle
 
 
-_DECODERS = ("deserialize_properties", "unknown_checking_proxy")
-"""The functions of ``pulumi_policy.policy`` that decode a value its servicer read with ``MessageToDict``."""
-_READERS = ("_get_resource_options", "_get_provider_resource")
-"""The servicer's methods that read a resource's options and provider, once per policy."""
+_RUNTIME_ENVIRONMENT = ("PULUMI_CONFIG", "PULUMI_PROJECT", "PULUMI_STACK", "PULUMI_DRY_RUN", "PULUMI_ORGANIZATION")
+"""What the SDK's ``_configure_runtime_settings`` reads (besides the signature of ``pulumi.runtime.Settings``)."""
+_CONFIGURED_FOR: contextvars.ContextVar[tuple[str | None, ...] | None] = contextvars.ContextVar(
+    "gpucloud_configured_for", default=None
+)
+_STATE = ("_PolicyAnalyzerServicer__policies", "_PolicyAnalyzerServicer__stack_tags")
+"""The servicer's private attributes the calls read: the policies in order, the stack's tags."""
+
+
+def _serve_calls_once(base: type[Any]) -> type[Any]:
+    """``base`` (the SDK's servicer) with Analyze and AnalyzeStack doing each call's shared work once.
+
+    The SDK does, for every call, then for every policy: configure the runtime from the environment
+    (``inspect.signature`` included), decode the properties, options and provider, and in AnalyzeStack
+    build every resource of the stack with its links. Here the runtime is configured once per environment
+    (each gRPC call runs in a fresh ``contextvars.Context``, so each call runs in a copy of one configured
+    context), each call decodes once for all policies, AnalyzeStack builds the stack's resources once, and
+    Analyze runs only the policies whose rule checks the resource's type (the others return without
+    reporting anything). What each policy is given and reports, and its enforcement level, are the SDK's.
+    """
+
+    _message_to_dict = sdk_policy.json_format.MessageToDict  # type: ignore[attr-defined]  # as the SDK decodes
+
+    class Servicer(base):  # type: ignore[misc]
+        _decodes_once = True
+
+        def _configure_runtime_settings(self) -> None:
+            key = tuple(os.environ.get(name) for name in _RUNTIME_ENVIRONMENT)
+            if _CONFIGURED_FOR.get() != key:
+                super()._configure_runtime_settings()
+                _CONFIGURED_FOR.set(key)
+
+        def _configured_context(self) -> contextvars.Context:
+            key = tuple(os.environ.get(name) for name in _RUNTIME_ENVIRONMENT)
+            contexts: dict[tuple[str | None, ...], contextvars.Context] = self.__dict__.setdefault("_contexts", {})
+            configured = contexts.get(key)
+            if configured is None:
+                configured = contexts[key] = contextvars.Context()
+                configured.run(self._configure_runtime_settings)
+            return configured.copy()
+
+        def _policies(self, kind: type) -> list[Any]:
+            """The policies of ``kind`` to run, in the pack's order, each with its enforcement level."""
+            chosen = []
+            for policy in getattr(self, _STATE[0]):
+                level = self._get_enforcement_level(policy)
+                if level != EnforcementLevel.DISABLED and isinstance(policy, kind):
+                    # As the SDK: a policy configured "remediate" that still finds a violation reports it mandatory.
+                    chosen.append(
+                        (policy, EnforcementLevel.MANDATORY if level == EnforcementLevel.REMEDIATE else level)
+                    )
+            return chosen
+
+        def _run(self, policy: Any, level: EnforcementLevel, args: Any, response: Any) -> None:
+            # A rule's validation is synchronous and raises neither UnknownValueError (it reads unwrapped
+            # props) nor the not-applicable error, so the SDK's handling of those is not needed here.
+            policy.validate(
+                args, self._create_report_violation(response, policy.name, policy.description, level, policy.severity)
+            )
+
+        def _rules_only(self) -> bool:
+            """Whether every policy is a rule's (`to_policy`); a pack with others is served as the SDK serves."""
+            return all(isinstance(policy, _RulePolicy | _RuleStackPolicy) for policy in getattr(self, _STATE[0]))
+
+        def Analyze(self, request: Any, context: Any) -> Any:
+            if not self._rules_only():
+                return super().Analyze(request, context)
+            response = analyzer_pb2.AnalyzeResponse()
+            chosen = [
+                (policy, level)
+                for policy, level in self._policies(ResourceValidationPolicy)
+                if request.type in policy.resource_types
+            ]
+            if not chosen:
+                return response
+            props = unknown_checking_proxy(deserialize_properties(_message_to_dict(request.properties)))
+            options = self._get_resource_options(request)
+            provider = self._get_provider_resource(request)
+            tags = getattr(self, _STATE[1])
+            for policy, level in chosen:
+                config = self._get_policy_config(policy.name)
+                args = ResourceValidationArgs(
+                    request.type, props, request.urn, request.name, options, provider, config, tags
+                )
+                self._run(policy, level, args, response)
+            return response
+
+        def AnalyzeStack(self, request: Any, context: Any) -> Any:
+            if not self._rules_only():
+                return super().AnalyzeStack(request, context)
+            response = analyzer_pb2.AnalyzeResponse()
+            chosen = self._policies(StackValidationPolicy)
+            if not chosen:
+                return response
+            resources = self._stack_resources(request)
+            tags = getattr(self, _STATE[1])
+            for policy, level in chosen:
+                args = StackValidationArgs(resources, self._get_policy_config(policy.name), tags)
+                self._run(policy, level, args, response)
+            return response
+
+        def _stack_resources(self, request: Any) -> list[PolicyResource]:
+            """The stack's resources as the SDK builds them for each stack policy, with parents and dependencies."""
+            by_urn: dict[str, PolicyResource] = {}
+            links = []
+            for r in request.resources:
+                props = unknown_checking_proxy(deserialize_properties(_message_to_dict(r.properties)))
+                resource = PolicyResource(
+                    r.type,
+                    props,
+                    r.urn,
+                    r.name,
+                    self._get_resource_options(r),
+                    self._get_provider_resource(r),
+                    None,
+                    [],
+                    {},
+                )
+                by_urn[resource.urn] = resource
+                links.append((resource, r))
+            for resource, r in links:
+                if r.parent in by_urn:
+                    resource.parent = by_urn[r.parent]
+                resource.dependencies = [by_urn[d] for d in r.dependencies if d in by_urn]
+                resource.property_dependencies = {
+                    key: [by_urn[d] for d in deps.urns if d in by_urn] for key, deps in r.propertyDependencies.items()
+                }
+            return [resource for resource, _ in links]
+
+    Servicer.Analyze = _within_call(Servicer.Analyze)  # type: ignore[method-assign]
+    Servicer.AnalyzeStack = _within_call(Servicer.AnalyzeStack)  # type: ignore[method-assign]
+    Servicer.__name__ = Servicer.__qualname__ = base.__name__
+    return Servicer
 
 
 def share_decoding() -> bool:
-    """Make the pack decode each resource once per Analyze/AnalyzeStack call instead of once per policy.
+    """Make the pack do each Analyze/AnalyzeStack call's shared work once instead of once per policy.
 
-    Call it before constructing the `PolicyPack`. It replaces, in ``pulumi_policy.policy`` only, the three
-    decoding functions its servicer calls with ones that reuse a value decoded earlier in the same call,
-    and the servicer class with a subclass that scopes that reuse to each call. If that module is not laid
-    out as expected (another pulumi-policy version), nothing changes: same results, at the SDK's speed.
+    Call it before constructing the `PolicyPack`: it replaces ``pulumi_policy.policy``'s servicer class with
+    `_serve_calls_once` of it. If that module is not laid out as expected (another pulumi-policy version),
+    nothing changes: same results, at the SDK's speed.
 
     Returns:
         Whether it was installed.
     """
     servicer = getattr(sdk_policy, "_PolicyAnalyzerServicer", None)
-    if servicer is None or not all(hasattr(sdk_policy, name) for name in ("json_format", *_DECODERS)):
+    if servicer is None or not hasattr(sdk_policy, "json_format") or getattr(servicer, "_decodes_once", False):
+        return servicer is not None and hasattr(sdk_policy, "json_format")
+    methods = ("_configure_runtime_settings", "_get_enforcement_level", "_create_report_violation")
+    readers = ("_get_resource_options", "_get_provider_resource", "_get_policy_config")
+    annotations = getattr(servicer, "__annotations__", {})
+    if not all(hasattr(servicer, name) for name in (*methods, *readers)) or not all(a in annotations for a in _STATE):
         return False
-    if not all(hasattr(servicer, name) for name in ("Analyze", "AnalyzeStack", *_READERS)):
-        return False
-    if getattr(servicer, "_decodes_once", False):
-        return True
-    json_format = sdk_policy.json_format  # type: ignore[attr-defined]
-    shim = types.ModuleType(json_format.__name__)
-    shim.__dict__.update(vars(json_format), MessageToDict=_once_per_call(json_format.MessageToDict))
-    replacements = {
-        "json_format": shim,
-        **{name: _once_per_call(getattr(sdk_policy, name)) for name in _DECODERS},
-        "_PolicyAnalyzerServicer": type(
-            servicer.__name__,
-            (servicer,),
-            {
-                "_decodes_once": True,
-                "Analyze": _within_call(servicer.Analyze),
-                "AnalyzeStack": _within_call(servicer.AnalyzeStack),
-                **{name: _once_per_request_part(getattr(servicer, name)) for name in _READERS},
-            },
-        ),
-    }
-    for name, value in replacements.items():
-        setattr(sdk_policy, name, value)
+    sdk_policy._PolicyAnalyzerServicer = _serve_calls_once(servicer)  # type: ignore[misc]
     return True
