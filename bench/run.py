@@ -6,6 +6,7 @@ Run from the repository root with the project's virtual environment:
     .venv/bin/python bench/run.py --sizes 10 100    # a quicker scale run
     .venv/bin/python bench/run.py --stacks prod     # one environment
     .venv/bin/python bench/run.py --repeat 5        # more repetitions (the median is reported)
+    .venv/bin/python bench/run.py --rounds 9        # more interleaved pack / no-op analyzer rounds
     .venv/bin/python bench/run.py --dir ../other    # another Pulumi project's stacks
 
 Every figure comes from fresh child processes: wall time with time.perf_counter around the child, peak
@@ -213,31 +214,86 @@ from pathlib import Path
 import grpc
 from pulumi.runtime.proto import analyzer_pb2_grpc
 from gpu_cloud.planner.engine import run_program
-from gpu_cloud.planner.policy import _GRPC_OPTIONS, _Session
+from gpu_cloud.planner.policy import _GRPC_OPTIONS, PolicyPack, _Session
 from gpu_cloud.planner.project import load_project, load_stack
 
 project = load_project(Path(sys.argv[1]))
 plan = run_program(project, load_stack(project, "bench"))
-server = subprocess.Popen([sys.executable, "-c", sys.argv[3]], stdout=subprocess.PIPE, text=True)
-try:
-    channel = grpc.insecure_channel(f"127.0.0.1:{int(server.stdout.readline())}", options=_GRPC_OPTIONS)
-    grpc.channel_ready_future(channel).result(timeout=60)
-    best = float("inf")
-    for _ in range(int(sys.argv[2])):
+
+def analyze_seconds(port, configure=None):
+    # The same client call against either server; only the analysis itself is timed.
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}", options=_GRPC_OPTIONS)
+    try:
+        grpc.channel_ready_future(channel).result(timeout=60)
+        session = _Session(analyzer_pb2_grpc.AnalyzerStub(channel), plan.resources)
+        if configure:
+            configure(session)
         start = time.perf_counter()
-        _Session(analyzer_pb2_grpc.AnalyzerStub(channel), plan.resources).analyze()
-        best = min(best, time.perf_counter() - start)
-finally:
-    server.kill()
-print(json.dumps({"resources": len(plan.resources), "seconds": best}))
+        session.analyze()
+        return time.perf_counter() - start
+    finally:
+        channel.close()
+
+def pack():
+    with PolicyPack.start(Path(sys.argv[2]), project=plan.project, stack=plan.stack) as started:
+        return analyze_seconds(
+            started._process.wait_for_port(),
+            lambda s: s.start(started._engine_address, started._pack_dir, started._target, {}),
+        )
+
+def ceiling():
+    server = subprocess.Popen([sys.executable, "-c", sys.argv[3]], stdout=subprocess.PIPE, text=True)
+    try:
+        return analyze_seconds(int(server.stdout.readline()))
+    finally:
+        server.kill()
+        server.wait()
+
+rounds = []
+for i in range(int(sys.argv[4])):
+    # A fresh pack and a fresh no-op server each round, one right after the other, the order alternating
+    # (AB BA AB ...) so that a change of load falls on both.
+    order = (pack, ceiling) if i % 2 == 0 else (ceiling, pack)
+    rounds.append({run.__name__: run() for run in order})
+print(json.dumps({"resources": len(plan.resources), "rounds": rounds}))
 """
 
 
-def ceiling(project: Path, repeat: int) -> float:
-    """Resources per second of the policy client against a no-op analyzer served as pulumi-policy serves."""
-    run = measure([sys.executable, "-c", CEILING, str(project), str(repeat), NO_OP_ANALYZER], 1)
+@dataclass(frozen=True)
+class Ceiling:
+    """The pack against the protocol ceiling, interleaved: per round, resources per second of each.
+
+    Attributes:
+        pack: The pack's rate in each round.
+        ceiling: The no-op analyzer's rate in each round (the same client, the same resources).
+    """
+
+    pack: list[float]
+    ceiling: list[float]
+
+    @property
+    def ratios(self) -> list[float]:
+        """The pack's rate as a fraction of the ceiling, per round."""
+        return [p / c for p, c in zip(self.pack, self.ceiling, strict=True)]
+
+
+def ceiling(project: Path, rounds: int) -> Ceiling:
+    """``rounds`` interleaved runs of the pack and of a no-op analyzer served as pulumi-policy serves."""
+    run = measure(
+        [
+            sys.executable,
+            "-c",
+            CEILING,
+            str(project),
+            str(ROOT / "gpu_cloud" / "policies"),
+            NO_OP_ANALYZER,
+            str(rounds),
+        ],
+        1,
+    )
     figures = json.loads(run.stdout)
-    return float(figures["resources"] / figures["seconds"])
+    count = figures["resources"]
+    return Ceiling([count / r["pack"] for r in figures["rounds"]], [count / r["ceiling"] for r in figures["rounds"]])
 
 
 def synthetic_project(n: int, workdir: Path) -> Path:
@@ -293,9 +349,9 @@ def _share(with_policy: float, without: float) -> float:
     return max(0.0, 100 * (with_policy - without) / with_policy)
 
 
-def scale(sizes: Sequence[int], repeat: int) -> tuple[dict[int, float], dict[int, float], float | None]:
+def scale(sizes: Sequence[int], repeat: int, rounds: int) -> tuple[dict[int, float], dict[int, float], Ceiling | None]:
     """Print the scale table; returns pools -> plan seconds, pools -> policy resources per second, and the
-    protocol ceiling (resources per second to a no-op analyzer, over the largest program; None if unmeasured)."""
+    pack against the protocol ceiling over the largest program (None if unmeasured)."""
     print(
         f"{'pools':>6}{'resources':>10}{'plan s':>8}{'MiB':>6}{'res/s':>7}{'growth':>8}{'MiB growth':>11}"
         f"{'no-policy s':>12}{'policy %':>9}{'pack start s':>13}{'policy res/s':>13}"
@@ -326,15 +382,22 @@ def scale(sizes: Sequence[int], repeat: int) -> tuple[dict[int, float], dict[int
                 f"{policy['start_stop']:>13.2f}{f'{rates[n]:.0f}' if n in rates else '-':>13}"
             )
             previous = planned
-        rate = ceiling(synthetic_project(max(times), Path(tmp)), repeat) if times else None
-    if rate is not None:
-        print(f"\nProtocol ceiling: {rate:.0f} resources/s to a no-op analyzer served as pulumi-policy serves")
-        if max(times) in rates:
-            print(f"Pack rate / protocol ceiling ({max(times)} pools): {rates[max(times)] / rate:.2f}")
-    return times, rates, rate
+        protocol = ceiling(synthetic_project(max(times), Path(tmp)), rounds) if times else None
+    if protocol is not None:
+        ratios = protocol.ratios
+        print(
+            f"\nProtocol ceiling ({max(times)} pools, {len(ratios)} rounds interleaved with the pack, median): "
+            f"{statistics.median(protocol.ceiling):.0f} resources/s to a no-op analyzer served as pulumi-policy serves"
+            f"\nPack rate in the same rounds (median): {statistics.median(protocol.pack):.0f} resources/s"
+            f"\nPack rate / protocol ceiling: median {statistics.median(ratios):.2f} "
+            f"(rounds {', '.join(f'{r:.2f}' for r in ratios)})"
+        )
+    return times, rates, protocol
 
 
-def targets(ratios: dict[str, float], times: dict[int, float], rates: dict[int, float], protocol: float | None) -> None:
+def targets(
+    ratios: dict[str, float], times: dict[int, float], rates: dict[int, float], protocol: Ceiling | None
+) -> None:
     """Print the issues' targets beside what was measured."""
     print("\nTargets (2-core machine):")
     prod = ratios.get("prod")
@@ -344,10 +407,14 @@ def targets(ratios: dict[str, float], times: dict[int, float], rates: dict[int, 
         f"  policy checks >= {TARGET_POLICY_RATE}/s: "
         + (f"{rates[largest]:.0f}/s ({largest} pools)" if largest is not None else "not measured")
     )
-    fraction = rates[largest] / protocol if largest is not None and protocol else None
     print(
         f"  policy checks >= {TARGET_CEILING_FRACTION} of the protocol ceiling: "
-        + (f"{fraction:.2f} ({largest} pools, same run)" if fraction is not None else "not measured")
+        + (
+            f"{statistics.median(protocol.ratios):.2f} (median of {len(protocol.ratios)} interleaved rounds, "
+            f"{max(times)} pools)"
+            if protocol
+            else "not measured"
+        )
     )
     growth = times[1000] / times[100] if 100 in times and 1000 in times else None
     print(
@@ -359,6 +426,9 @@ def main() -> None:
     """Run every benchmark and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median reported)")
+    parser.add_argument(
+        "--rounds", type=int, default=7, help="interleaved pack / no-op analyzer rounds (median ratio reported)"
+    )
     parser.add_argument("--sizes", type=int, nargs="*", default=[10, 100, 1000], help="synthetic pool counts")
     parser.add_argument("--stacks", nargs="*", help="environments to plan (default: every stack of the project)")
     parser.add_argument("--dir", type=Path, default=ROOT, help="the Pulumi project to plan (default: this repo)")
@@ -373,7 +443,7 @@ def main() -> None:
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} cores, {versions}; median of {args.repeat} runs\n")
     ratios = environments(project, stacks, args.repeat) if stacks else {}
     print()
-    times, rates, protocol = scale(args.sizes, args.repeat) if args.sizes else ({}, {}, None)
+    times, rates, protocol = scale(args.sizes, args.repeat, args.rounds) if args.sizes else ({}, {}, None)
     targets(ratios, times, rates, protocol)
 
 
