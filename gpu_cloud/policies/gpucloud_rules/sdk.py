@@ -40,6 +40,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import cached_property
 from typing import Any, TypeVar
 
 import pulumi
@@ -303,6 +304,30 @@ _STATE = ("_PolicyAnalyzerServicer__policies", "_PolicyAnalyzerServicer__stack_t
 """The servicer's private attributes the calls read: the policies in order, the stack's tags."""
 
 
+class _StackResource(PolicyResource):
+    """A resource of an AnalyzeStack call as the SDK builds it, but its properties and provider are decoded
+    when first read: each stack rule reads those of its own types only."""
+
+    def __init__(self, message: Any, servicer: Any) -> None:  # the attributes PolicyResource sets
+        self.resource_type, self.urn, self.name = message.type, message.urn, message.name
+        self.opts = servicer._get_resource_options(message)
+        self.parent: PolicyResource | None = None
+        self.dependencies: list[PolicyResource] = []
+        self.property_dependencies: dict[str, list[PolicyResource]] = {}
+        self._message = message
+        self._servicer = servicer
+
+    @cached_property
+    def props(self) -> Mapping[str, Any]:  # type: ignore[override]
+        decoded: Mapping[str, Any] = self._servicer._decoded(self._message.properties)
+        return decoded
+
+    @cached_property
+    def provider(self) -> PolicyProviderResource | None:  # type: ignore[override]
+        provider: PolicyProviderResource | None = self._servicer._get_provider_resource(self._message)
+        return provider
+
+
 def _serve_calls_once(base: type[Any]) -> type[Any]:
     """``base`` (the SDK's servicer) with Analyze and AnalyzeStack doing each call's shared work once.
 
@@ -369,7 +394,7 @@ def _serve_calls_once(base: type[Any]) -> type[Any]:
             ]
             if not chosen:
                 return response
-            props = unknown_checking_proxy(deserialize_properties(_message_to_dict(request.properties)))
+            props = self._decoded(request.properties)
             options = self._get_resource_options(request)
             provider = self._get_provider_resource(request)
             tags = getattr(self, _STATE[1])
@@ -395,23 +420,16 @@ def _serve_calls_once(base: type[Any]) -> type[Any]:
                 self._run(policy, level, args, response)
             return response
 
+        def _decoded(self, properties: Any) -> Any:
+            """Properties as the SDK hands them to a policy."""
+            return unknown_checking_proxy(deserialize_properties(_message_to_dict(properties)))
+
         def _stack_resources(self, request: Any) -> list[PolicyResource]:
             """The stack's resources as the SDK builds them for each stack policy, with parents and dependencies."""
             by_urn: dict[str, PolicyResource] = {}
             links = []
             for r in request.resources:
-                props = unknown_checking_proxy(deserialize_properties(_message_to_dict(r.properties)))
-                resource = PolicyResource(
-                    r.type,
-                    props,
-                    r.urn,
-                    r.name,
-                    self._get_resource_options(r),
-                    self._get_provider_resource(r),
-                    None,
-                    [],
-                    {},
-                )
+                resource = _StackResource(r, self)
                 by_urn[resource.urn] = resource
                 links.append((resource, r))
             for resource, r in links:
