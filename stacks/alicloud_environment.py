@@ -18,6 +18,8 @@ from gpu_cloud.components.alicloud import (
     GpuClusterArgs,
     GpuNodePool,
     GpuNodePoolArgs,
+    GpuSharing,
+    GpuSharingArgs,
     KmsKey,
     KmsKeyArgs,
     PrivateNetwork,
@@ -78,7 +80,14 @@ def build(config: StackConfig) -> None:
     where = PoolArgs(
         cluster_id=cluster.cluster_id, vswitch_ids_by_zone=network.vswitch_ids_by_zone, kms_key_id=key.key_id, tags=tags
     )
-    pools = [GpuNodePool(f"{env}-{p.name}", GpuNodePoolArgs(spec=p, **vars(where)), opts) for p in config.node_pools]
+    # Pools that share GPUs need ACK's sharing component on the cluster (installed once, whatever shares).
+    sharing = None
+    if any(p.gpu_time_slicing_replicas is not None for p in config.node_pools):
+        sharing = GpuSharing(f"{env}-gpu-sharing", GpuSharingArgs(cluster_id=cluster.cluster_id), opts)
+    pools = [
+        GpuNodePool(f"{env}-{p.name}", GpuNodePoolArgs(spec=p, gpu_sharing=sharing, **vars(where)), opts)
+        for p in config.node_pools
+    ]
     groups = [
         SpotGpuGroup(f"{env}-{g.name}", SpotGpuGroupArgs(spec=g, **vars(where)), opts) for g in config.spot_groups
     ]
@@ -175,7 +184,7 @@ def build(config: StackConfig) -> None:
         config,
         kubernetes_layer.ClusterHandle(
             kubeconfig=cluster.kubeconfig,
-            ready=[cluster, autoscaling, *deploy_path],
+            ready=[cluster, autoscaling, *deploy_path, *([sharing.addon] if sharing is not None else [])],
             pools=components,
             training_identities=[training_role] if training_role is not None else [],
             checkpoint_role=training_role.role_name if training_role is not None else None,

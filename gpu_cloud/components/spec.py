@@ -282,6 +282,12 @@ class GpuNodePoolSpec(_Spec):
             )
         if self.efa and len(self.zones) != 1:
             problems.append(Problem("zones", "an EFA training pool runs in exactly one zone", list(self.zones)))
+        if self.gpu_time_slicing_replicas is not None and (self.aws_ami_type or "").startswith("BOTTLEROCKET"):
+            # The NVIDIA device plugin chart, whose config time-slices GPUs, skips Bottlerocket (components.k8s.addons).
+            message = (
+                f"Bottlerocket runs its own device plugin, which this project does not time-slice ({self.aws_ami_type})"
+            )
+            problems.append(Problem("gpuTimeSlicingReplicas", message, self.gpu_time_slicing_replicas))
         _raise(problems)
         return self
 

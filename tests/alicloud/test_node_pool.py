@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpu_cloud.components import labels
-from gpu_cloud.components.alicloud import GpuNodePool, GpuNodePoolArgs
+from gpu_cloud.components.alicloud import GpuNodePool, GpuNodePoolArgs, GpuSharing, GpuSharingArgs
 from gpu_cloud.components.spec import GpuNodePoolSpec
 from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
 from tests.alicloud.support import (
@@ -21,13 +21,22 @@ from tests.alicloud.support import (
 POOL = "alicloud:cs/nodePool:NodePool"
 
 
-def _pool(spec: GpuNodePoolSpec = INFERENCE_POOL) -> dict:  # type: ignore[type-arg]
-    args = GpuNodePoolArgs(
-        spec=spec, cluster_id="c-123", vswitch_ids_by_zone=VSWITCHES, kms_key_id="key-123", tags={"owner": "ml"}
-    )
-    plan = plan_of(lambda: GpuNodePool("prod-inference", args))
-    component(plan, "gpucloud:alicloud:GpuNodePool")
-    assert [(r.type, r.name) for r in custom(plan)] == [(POOL, "prod-inference-pool")]
+def _pool(spec: GpuNodePoolSpec = INFERENCE_POOL, sharing: bool = False) -> dict:  # type: ignore[type-arg]
+    def program() -> None:
+        gpu_sharing = GpuSharing("sharing", GpuSharingArgs(cluster_id="c-123")) if sharing else None
+        args = GpuNodePoolArgs(
+            spec=spec,
+            gpu_sharing=gpu_sharing,
+            cluster_id="c-123",
+            vswitch_ids_by_zone=VSWITCHES,
+            kms_key_id="key-123",
+            tags={"owner": "ml"},
+        )
+        GpuNodePool("prod-inference", args)
+
+    plan = plan_of(program)
+    pool = one(plan, "gpucloud:alicloud:GpuNodePool")
+    assert [(r.type, r.name) for r in custom(plan) if r.parent == pool.urn] == [(POOL, "prod-inference-pool")]
     return one(plan, POOL).inputs
 
 
@@ -65,10 +74,30 @@ def test_nodes_carry_purpose_gpu_class_pool_capacity_and_driver_labels() -> None
     }
 
 
+SHARED_POOL = INFERENCE_POOL.model_copy(update={"gpu_time_slicing_replicas": 4, "labels": {"team": "search"}})
+
+
 def test_gpu_sharing_adds_the_ack_share_label() -> None:
-    spec = INFERENCE_POOL.model_copy(update={"gpu_time_slicing_replicas": 4, "labels": {"team": "search"}})
-    found = label_map(_pool(spec))
+    found = label_map(_pool(SHARED_POOL, sharing=True))
     assert (found["ack.node.gpu.schedule"], found["team"]) == ("share", "search")
+
+
+def test_the_sharing_component_is_ack_ai_installer_as_its_own_cluster_addon() -> None:
+    plan = plan_of(lambda: GpuSharing("prod-gpu-sharing", GpuSharingArgs(cluster_id="c-123")))
+    component(plan, "gpucloud:alicloud:GpuSharing")
+    [addon] = custom(plan)
+    assert (addon.type, addon.name) == ("alicloud:cs/kubernetesAddon:KubernetesAddon", "prod-gpu-sharing-addon")
+    assert addon.inputs == {"clusterId": "c-123", "name": "ack-ai-installer"}
+
+
+def test_sharing_without_the_sharing_component_is_rejected_before_anything_is_registered() -> None:
+    args = GpuNodePoolArgs(spec=SHARED_POOL, cluster_id="c-123", vswitch_ids_by_zone=VSWITCHES, kms_key_id="k")
+    error, plan = rejected(lambda: GpuNodePool("p", args))
+    assert str(error) == (
+        "gpuTimeSlicingReplicas: shares GPUs, but the cluster has no GPU sharing component "
+        "(ack-ai-installer; GpuSharing) (got 4)"
+    )
+    assert registered(plan) == []
 
 
 def test_the_autoscaler_owns_the_size_between_min_and_max() -> None:

@@ -153,6 +153,16 @@ INVALID = [
         ],
     ),
     (
+        _with(
+            "nodePools.1",
+            {**BASE["nodePools"][1], "awsAmiType": "BOTTLEROCKET_x86_64_NVIDIA", "gpuTimeSlicingReplicas": 4},
+        ),
+        [
+            "nodePools.1.gpuTimeSlicingReplicas: Bottlerocket runs its own device plugin, which this project does not "
+            "time-slice (BOTTLEROCKET_x86_64_NVIDIA) (got 4)",
+        ],
+    ),
+    (
         _with("nodePools.1.name", "train"),
         [
             "nodePools.1.name: already used by nodePools.0 (got train)",

@@ -198,6 +198,7 @@ def _alicloud() -> None:
     ali.GpuNodePool("infer", ali.GpuNodePoolArgs(spec=inference, tags=TAGS, **placement), opts=opts)
     spot = _spot(["ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge"])
     group = ali.SpotGpuGroup("batch", ali.SpotGpuGroupArgs(spec=spot, tags=TAGS, **placement), opts=opts)
+    ali.GpuSharing("sharing", ali.GpuSharingArgs(cluster_id="c-1"), opts=opts)
     ali.ClusterAutoscaling(
         "autoscaling",
         ali.ClusterAutoscalingArgs(

@@ -193,6 +193,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "alicloud:cs/kubernetesPermission:KubernetesPermission": 2,
         "alicloud:cs/managedKubernetes:ManagedKubernetes": 1,
         "alicloud:cs/autoscalingConfig:AutoscalingConfig": 1,
+        "alicloud:cs/kubernetesAddon:KubernetesAddon": 1,
         "alicloud:cs/nodePool:NodePool": 5,
         "alicloud:ecs/eipAddress:EipAddress": 1,
         "alicloud:ecs/eipAssociation:EipAssociation": 1,
@@ -616,6 +617,19 @@ def test_prod_cn_enables_cluster_autoscaling_over_every_pool_and_its_spot_pool_b
     assert spot["compensateWithOnDemand"] is False
     assert label_map(spot)["gpucloud.io/capacity"] == "spot"
     assert label_map(named("prod-cn", "prod-cn-batch-ondemand").inputs)["gpucloud.io/capacity"] == "on-demand"
+
+
+def test_prod_cn_installs_gpu_sharing_on_its_cluster_before_the_kubernetes_layer() -> None:
+    """The shared inference pool's pods request aliyun.com/gpu-mem, which only ack-ai-installer advertises; the
+    cluster's addons list reaches only a new cluster, so the add-on is its own resource, and the Kubernetes objects
+    (the resnet pods among them) wait for it."""
+    [addon] = of_type("prod-cn", "alicloud:cs/kubernetesAddon:KubernetesAddon")
+    assert addon.inputs["name"] == "ack-ai-installer"
+    assert list(addon.property_dependencies["clusterId"]) == [named("prod-cn", "prod-cn-gpu-cluster").urn]
+    assert addon.urn in named("prod-cn", "prod-cn-kubernetes").dependencies
+    assert label_map(named("prod-cn", "prod-cn-inference-pool").inputs)["ack.node.gpu.schedule"] == "share"
+    names = [a["name"] for a in named("prod-cn", "prod-cn-gpu-cluster").inputs["addons"]]
+    assert "ack-ai-installer" not in names
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ except ModuleNotFoundError as err:
 
 from gpu_cloud.components.alicloud.autoscaling import ClusterAutoscaling, ClusterAutoscalingArgs
 from gpu_cloud.components.alicloud.cluster import GpuCluster, GpuClusterArgs
+from gpu_cloud.components.alicloud.gpu_sharing import GpuSharing, GpuSharingArgs
 from gpu_cloud.components.alicloud.identity import RrsaRole, RrsaRoleArgs
 from gpu_cloud.components.alicloud.kms import KmsKey, KmsKeyArgs
 from gpu_cloud.components.alicloud.network import PrivateNetwork, PrivateNetworkArgs
@@ -30,6 +31,8 @@ __all__ = [
     "GpuClusterArgs",
     "GpuNodePool",
     "GpuNodePoolArgs",
+    "GpuSharing",
+    "GpuSharingArgs",
     "KmsKey",
     "KmsKeyArgs",
     "PrivateNetwork",

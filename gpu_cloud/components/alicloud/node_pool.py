@@ -8,8 +8,9 @@ import pulumi
 
 from gpu_cloud.components.alicloud._common import check
 from gpu_cloud.components.alicloud._pool import PoolArgs, node_pool, shape_of, vswitch_problems
+from gpu_cloud.components.alicloud.gpu_sharing import GPU_SHARING_ADDON, GpuSharing
 from gpu_cloud.components.catalog import Cloud
-from gpu_cloud.components.spec import GpuNodePoolSpec, pool_problems
+from gpu_cloud.components.spec import GpuNodePoolSpec, Problem, pool_problems
 
 __all__ = ["GPU_SHARE_LABEL", "GpuNodePool", "GpuNodePoolArgs"]
 
@@ -19,7 +20,8 @@ ON_DEMAND = "on-demand"
 GPU_SHARE_LABEL = ("ack.node.gpu.schedule", "share")
 """ACK GPU sharing with shared compute and memory and no isolation, the counterpart of time-slicing
 (https://www.alibabacloud.com/help/en/container-service-for-kubernetes/latest/labels-used-by-ack-to-control-gpus,
-https://www.alibabacloud.com/help/doc-detail/2523313.html). Needs ACK's ack-ai-installer scheduling component."""
+https://www.alibabacloud.com/help/doc-detail/2523313.html). Needs ACK's ack-ai-installer scheduling component
+(components.alicloud.GpuSharing), which advertises the ``aliyun.com/gpu-mem`` shared pods request."""
 
 
 @dataclass(kw_only=True)
@@ -28,6 +30,8 @@ class GpuNodePoolArgs(PoolArgs):
 
     spec: GpuNodePoolSpec
     """The pool: purpose, catalog types, sizes, zones, labels."""
+    gpu_sharing: GpuSharing | None = None
+    """The cluster's GPU sharing component; required when the pool shares GPUs (``gpu_time_slicing_replicas``)."""
 
 
 class GpuNodePool(pulumi.ComponentResource):
@@ -46,7 +50,11 @@ class GpuNodePool(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.spec
-        check(pool_problems(Cloud.ALICLOUD, spec) + vswitch_problems(spec.zones, args.vswitch_ids_by_zone))
+        problems = pool_problems(Cloud.ALICLOUD, spec) + vswitch_problems(spec.zones, args.vswitch_ids_by_zone)
+        if spec.gpu_time_slicing_replicas is not None and args.gpu_sharing is None:
+            message = f"shares GPUs, but the cluster has no GPU sharing component ({GPU_SHARING_ADDON}; GpuSharing)"
+            problems.append(Problem("gpuTimeSlicingReplicas", message, spec.gpu_time_slicing_replicas))
+        check(problems)
         super().__init__("gpucloud:alicloud:GpuNodePool", name, None, opts)
         sharing = dict([GPU_SHARE_LABEL]) if spec.gpu_time_slicing_replicas is not None else {}
         shape = shape_of(

@@ -1,0 +1,56 @@
+"""GpuSharing: ACK's shared GPU scheduling component (ack-ai-installer), which pools labelled for sharing need.
+
+"By default, the ACK scheduler used by ACK Pro clusters ... schedules exclusive GPU resources. You can use
+ack-ai-installer (gpushare-device-plugin) with the ACK scheduler to implement GPU sharing" (ACK, "ack-ai-installer",
+https://alibabacloud.com/help/en/ack/cloud-native-ai-suite/product-overview/ack-ai-installer, read 2026-12-03): only
+its gpushare-device-plugin advertises ``aliyun.com/gpu-mem`` on nodes labelled ``ack.node.gpu.schedule=share``
+(components.alicloud.node_pool.GPU_SHARE_LABEL; "Labels used by ACK to control GPUs", same date). Without it the
+shared inference pods stay Pending.
+
+The cluster's ``addons`` list is read only when the cluster is created ("Only works for **Create** Operation, use
+resource cs_kubernetes_addon to manage addons if cluster is created", cs.ManagedKubernetes ``addons`` docstring,
+pulumi-alicloud 4.0.0), so the component is its own cs.KubernetesAddon, which installs an add-on the cluster lacks
+and leaves one of the same version alone (cs.KubernetesAddon docstring, "Installing of addon"). No version is pinned:
+Alibaba publishes ack-ai-installer versions only in that page's release notes, none of which could be read here, and
+cs.KubernetesAddon's ``version`` is optional (ACK installs the version it offers for the cluster's Kubernetes
+version).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from gpu_cloud.components.alicloud._common import child_options
+
+__all__ = ["GPU_SHARING_ADDON", "GpuSharing", "GpuSharingArgs"]
+
+GPU_SHARING_ADDON = "ack-ai-installer"
+"""The add-on's name in ACK (the ack-ai-installer page above; cs.KubernetesAddon ``name``)."""
+
+
+@dataclass(frozen=True)
+class GpuSharingArgs:
+    """Inputs of a GpuSharing.
+
+    Attributes:
+        cluster_id: The ACK cluster (ACK Pro: GPU sharing needs the ACK Pro scheduler).
+    """
+
+    cluster_id: pulumi.Input[str]
+
+
+class GpuSharing(pulumi.ComponentResource):
+    """ACK GPU sharing on a cluster. Child: ``<name>-addon`` (cs.KubernetesAddon ack-ai-installer)."""
+
+    addon: alicloud.cs.KubernetesAddon
+    """The installed add-on (what the Kubernetes layer and shared pools wait for)."""
+
+    def __init__(self, name: str, args: GpuSharingArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("gpucloud:alicloud:GpuSharing", name, None, opts)
+        self.addon = alicloud.cs.KubernetesAddon(
+            f"{name}-addon", cluster_id=args.cluster_id, name=GPU_SHARING_ADDON, opts=child_options(self)
+        )
+        self.register_outputs({})
