@@ -9,10 +9,16 @@ ones, the HPA's selector and no namespace with ``namespaced: false``), is evalua
 as dcgm-exporter 4.5.2-4.8.1 writes them (counters from its default-counters.csv, vendored in data/; the
 Kubernetes mapping's ``pod``/``namespace``/``container`` labels, internal/pkg/transformation/const.go and
 kubernetes.go), and must give the GPU memory utilisation of exactly the service's pods, or pool.
+
+Which of the two a service may use follows from the exporter's pod mapping (data/dcgm-exporter-4.5.2-4.8.1-pod-
+mapping.json, cited there): only GPUs a pod got as ``nvidia.com/gpu``, a ``nvidia.com/mig-`` resource or a name in
+``NVIDIA_RESOURCE_NAMES`` carry the pod's labels; a GPU requested as anything else (ACK's ``aliyun.com/gpu-mem``)
+keeps the exporter's own, so a Pods metric of such a service would never have a value.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -28,6 +34,7 @@ from gpu_cloud.components.spec import AddonsSpec, Cloud, GpuMetric
 from tests.k8s.conftest import inference_pool, one, run, service
 
 COUNTERS = Path(__file__).parent / "data" / "dcgm-exporter-4.5.2-4.8.1-default-counters.csv"
+POD_MAPPING = json.loads((Path(__file__).parent / "data" / "dcgm-exporter-4.5.2-4.8.1-pod-mapping.json").read_text())
 PROMTOOL = shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(
     PROMTOOL is None, reason="promtool not found: install Debian package prometheus (make test does, as root)"
@@ -70,7 +77,32 @@ def _adapter_rules(cloud: Cloud) -> dict[str, list[dict[str, Any]]]:
     return rules
 
 
-def _hpa_metric(metric: GpuMetric, shared: bool) -> dict[str, Any]:
+def _exporter_maps(resource: str, exporter_env: list[dict[str, Any]]) -> bool:
+    """Whether dcgm-exporter labels a GPU the pod requested as ``resource`` with the pod (its pod mapping's filter,
+    with the NVIDIA_RESOURCE_NAMES the exporter's container gets)."""
+    extra = [e["value"] for e in exporter_env if e["name"] == POD_MAPPING["extra_resources_env"]]
+    named = {n.strip() for value in extra for n in value.split(",")}
+    return (
+        resource == POD_MAPPING["mapped_resource"]
+        or resource in named
+        or resource.startswith(POD_MAPPING["mapped_resource_prefix"])
+    )
+
+
+def _exporter_env(cloud: Cloud) -> list[dict[str, Any]]:
+    """The dcgm-exporter container's extra environment as GpuAddons gives the chart (``extraEnv``)."""
+    pool = inference_pool() if cloud is Cloud.AWS else inference_pool(instance_types=("ecs.gn7i-c8g1.2xlarge",))
+    args = GpuAddonsArgs(
+        addons=AddonsSpec(cluster_autoscaler=False), cloud=cloud, pools=(pool,), region="us-east-1", cluster_name="gpu"
+    )
+    plan = run(lambda opts: GpuAddons("addons", args, opts=opts))
+    env: list[dict[str, Any]] = (
+        one(plan, "addons-dcgm-exporter").inputs["values"].get("extraEnv", POD_MAPPING["chart_default_env"])
+    )
+    return env
+
+
+def _service_plan(metric: GpuMetric, shared: bool) -> Any:
     cloud = Cloud.ALICLOUD if shared else Cloud.AWS
     pool = (
         inference_pool(instance_types=("ecs.gn7i-c8g1.2xlarge",), gpu_time_slicing_replicas=4)
@@ -85,9 +117,28 @@ def _hpa_metric(metric: GpuMetric, shared: bool) -> dict[str, Any]:
         region="r",
         identity_role="role" if shared else None,
     )
-    plan = run(lambda opts: InferenceService("resnet", args, opts=opts))
-    [metric_spec] = one(plan, "resnet-hpa").inputs["spec"]["metrics"]
+    return run(lambda opts: InferenceService("resnet", args, opts=opts))
+
+
+def _hpa_metric(metric: GpuMetric, shared: bool) -> dict[str, Any]:
+    [metric_spec] = one(_service_plan(metric, shared), "resnet-hpa").inputs["spec"]["metrics"]
     return dict(metric_spec)
+
+
+@pytest.mark.parametrize("shared", [False, True])
+@pytest.mark.parametrize("metric", list(GpuMetric))
+def test_a_pods_metric_only_where_the_exporter_maps_the_pods_gpus_to_them(metric: GpuMetric, shared: bool) -> None:
+    """The HPA follows its own pods only if every GPU resource its pods request is one the exporter maps to pods;
+    otherwise it follows the pool (ACK's shared aliyun.com/gpu-mem: the exporter skips it)."""
+    cloud = Cloud.ALICLOUD if shared else Cloud.AWS
+    plan = _service_plan(metric, shared)
+    [container] = one(plan, "resnet-deployment").inputs["spec"]["template"]["spec"]["containers"]
+    gpu_resources = [r for r in container["resources"]["limits"] if r not in ("cpu", "memory", "ephemeral-storage")]
+    assert gpu_resources == (["aliyun.com/gpu-mem"] if shared else ["nvidia.com/gpu"])
+    mapped = all(_exporter_maps(r, _exporter_env(cloud)) for r in gpu_resources)
+    [hpa] = one(plan, "resnet-hpa").inputs["spec"]["metrics"]
+    assert hpa["type"] == ("Pods" if mapped else "External")
+    assert mapped is not shared
 
 
 def _rule_for(rules: list[dict[str, Any]], name: str) -> dict[str, Any]:
