@@ -1,4 +1,6 @@
 import json
+from pathlib import Path
+from typing import Any
 
 import kubernetes_validate
 import pytest
@@ -258,6 +260,27 @@ def test_a_url_receiver_without_its_url_is_refused():
 
 def test_monitoring_namespace_is_valid_kubernetes():
     assert_valid(one(_plan(_aws()), "addons-monitoring"))
+
+
+EXPORTER_POD = json.loads((Path(__file__).parent / "data" / "dcgm-exporter-4.5.2-4.8.1-pod-security.json").read_text())
+
+
+def _baseline_violations(pod: dict[str, Any]) -> list[str]:
+    """What Pod Security ``baseline`` forbids in the exporter pod: hostPath volumes, added capabilities outside its
+    allowed set."""
+    allowed = set(pod["baselineAllowedCapabilities"]["values"])
+    added = set(pod["containerSecurityContext"]["capabilities"]["add"])
+    return [f"hostPath {p}" for p in pod["hostPathVolumes"]] + [f"capability {c}" for c in sorted(added - allowed)]
+
+
+def test_monitoring_namespace_admits_the_exporters_pod_which_baseline_would_refuse():
+    plan = _plan(_aws())
+    assert _baseline_violations(EXPORTER_POD) == ["hostPath /var/lib/kubelet/pod-resources", "capability SYS_ADMIN"]
+    values = one(plan, "addons-dcgm-exporter").inputs["values"]
+    overrides = {"securityContext", "podSecurityContext", "kubeletPath", "hostNetwork", "hostPID", "extraHostVolumes"}
+    assert not overrides & set(values), "the chart's pod spec (vendored above) is what runs"
+    labels = one(plan, "addons-monitoring").inputs["metadata"]["labels"]
+    assert labels == {"pod-security.kubernetes.io/enforce": "privileged"}
 
 
 def test_autoscaler_without_its_aws_inputs_is_refused():

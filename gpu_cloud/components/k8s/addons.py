@@ -53,6 +53,15 @@ __all__ = [
 MONITORING_NAMESPACE = "monitoring"
 """Namespace of Prometheus, Grafana, the DCGM exporter and prometheus-adapter."""
 
+MONITORING_POD_SECURITY = {"pod-security.kubernetes.io/enforce": "privileged"}
+"""Pod Security admission of the monitoring namespace, stated rather than left to the cluster default: its node
+agents need what ``baseline`` forbids. The dcgm-exporter chart 4.8.1 mounts the kubelet's pod-resources socket as a
+hostPath volume and adds SYS_ADMIN (NVIDIA/dcgm-exporter 4.5.2-4.8.1 deployment/templates/daemonset.yaml, volume
+``pod-gpu-resources``, and values.yaml ``securityContext.capabilities.add``, read 2026-12-03); node-exporter runs on
+the host's network and PID namespace with hostPath mounts. Baseline forbids hostPath volumes and capabilities beyond
+its default set (kubernetes.io/docs/concepts/security/pod-security-standards, read 2026-12-03). The GPU namespaces
+enforce baseline (components.k8s.rbac.POD_SECURITY_LABELS)."""
+
 SYSTEM_NAMESPACE = "kube-system"
 """Namespace of the device plugin and the cluster autoscaler."""
 
@@ -214,7 +223,7 @@ class GpuAddons(pulumi.ComponentResource):
         if args.addons.monitoring:
             namespace = k8s.core.v1.Namespace(
                 f"{name}-{MONITORING_NAMESPACE}",
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=MONITORING_NAMESPACE),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=MONITORING_NAMESPACE, labels=MONITORING_POD_SECURITY),
                 opts=pulumi.ResourceOptions(parent=self),
             )
             secret = None
