@@ -72,6 +72,7 @@ def build(config: StackConfig) -> None:
             kms_key_arn=key.key_arn,
             kms_key_alias=key.alias_name,
             protect=config.protect_stateful,
+            tags=dict(config.tags),
         ),
         opts=opts,
     )
@@ -81,6 +82,7 @@ def build(config: StackConfig) -> None:
         cluster_security_group_id=cluster.security_group_id,
         kms_key_arn=key.key_arn,
         subnets=network.subnet_ids_by_zone,
+        tags=dict(config.tags),
     )
     pools: dict[str, pulumi.Resource] = {
         pool.name: GpuNodePool(f"{env}-{pool.name}", GpuNodePoolArgs(spec=pool, target=target), opts=opts)

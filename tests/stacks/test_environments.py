@@ -619,6 +619,22 @@ def test_prod_cn_enables_cluster_autoscaling_over_every_pool_and_its_spot_pool_b
     assert label_map(named("prod-cn", "prod-cn-batch-ondemand").inputs)["gpucloud.io/capacity"] == "on-demand"
 
 
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_every_node_instance_volume_and_interface_carries_the_environments_tags(stack: str) -> None:
+    """The provider's default tags reach the launch templates, not what EC2 launches from them: each template tags
+    its instances, volumes and network interfaces itself, with the same tags (the required ones among them)."""
+    [provider] = [r for r in plan(stack).resources if r.type == "pulumi:providers:aws" and r.name == "aws"]
+    # Provider inputs reach the engine JSON-encoded.
+    tags = json.loads(str(provider.inputs["defaultTags"]))["tags"]
+    assert {"owner", "cost-center"} <= set(tags)
+    templates = of_type(stack, "aws:ec2/launchTemplate:LaunchTemplate")
+    assert len(templates) == EXPECTED_COUNTS[stack]["aws:ec2/launchTemplate:LaunchTemplate"]
+    for template in templates:
+        assert template.inputs["tagSpecifications"] == [
+            {"resourceType": kind, "tags": tags} for kind in ("instance", "volume", "network-interface")
+        ], template.name
+
+
 def test_prod_cn_installs_gpu_sharing_on_its_cluster_before_the_kubernetes_layer() -> None:
     """The shared inference pool's pods request aliyun.com/gpu-mem, which only ack-ai-installer advertises; the
     cluster's addons list reaches only a new cluster, so the add-on is its own resource, and the Kubernetes objects

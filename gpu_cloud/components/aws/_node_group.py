@@ -70,6 +70,14 @@ class NodeGroupTarget:
     """The key that encrypts node volumes."""
     subnets: Mapping[str, Sequence[pulumi.Input[str]]]
     """Private subnet ids per zone."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags of everything a node's launch template launches (LAUNCHED_RESOURCE_TYPES): the provider's default tags
+    reach the launch template resource itself, not the instances, volumes and interfaces EC2 creates from it."""
+
+
+LAUNCHED_RESOURCE_TYPES = ("instance", "volume", "network-interface")
+"""What the launch template tags at launch (EC2 CreateLaunchTemplate ``TagSpecifications``; the set
+terraform-aws-modules/eks gives its node groups' launch templates by default, ``tag_specifications``)."""
 
 
 @dataclass(frozen=True)
@@ -241,6 +249,12 @@ def declare_node_group(
         block_device_mappings=_volumes(plan, target),
         network_interfaces=_interfaces(plan, target),
         placement=placement,
+        tag_specifications=[
+            aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=dict(target.tags))
+            for kind in LAUNCHED_RESOURCE_TYPES
+        ]
+        if target.tags
+        else None,
         opts=child,
     )
     gpus = plan.gpus

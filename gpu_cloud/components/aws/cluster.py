@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date
 
 import pulumi
@@ -63,6 +63,8 @@ class GpuClusterArgs:
     control plane, which holds etcd (every Kubernetes object)."""
     cluster_name: str | None = None
     """The EKS cluster name; defaults to the component's name."""
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags of the system nodes' instances, volumes and network interfaces (NodeGroupTarget.tags)."""
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -214,6 +216,7 @@ class GpuCluster(pulumi.ComponentResource):
             cluster_security_group_id=self.security_group_id,
             kms_key_arn=args.kms_key_arn,
             subnets={_ALL_SUBNETS: list(args.subnet_ids)},
+            tags=args.tags,
         )
         self.system_node_group_name = plan.node_group_name
         return declare_node_group(name, self, plan, target, role.arn, attachments)
