@@ -44,6 +44,8 @@ plan-all: $(VENV)/.installed
 	done
 	@echo "gpucloud plan shared --dir bootstrap"
 	@out=$$($(BIN)/gpucloud plan shared --dir bootstrap 2>&1) || { echo "$$out"; exit 1; }
+	@echo "gpucloud plan shared-cn --dir bootstrap"
+	@out=$$($(BIN)/gpucloud plan shared-cn --dir bootstrap 2>&1) || { echo "$$out"; exit 1; }
 
 # The architecture picture of the README: the prod environment's resource graph, rendered with Graphviz.
 architecture: $(VENV)/.installed

@@ -106,6 +106,11 @@ def _alicloud_caller(args: Mapping[str, Any], region: str) -> dict[str, Any]:
     }
 
 
+def _alicloud_images(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    image = "aliyun_3_x64_20G_alibase_20260901.vhd"
+    return {"id": region, "ids": [image], "images": [{"id": image, "imageId": image, "osType": "linux"}]}
+
+
 def _alicloud_regions(args: Mapping[str, Any], region: str) -> dict[str, Any]:
     return {"id": region, "ids": [region], "regions": [{"id": region, "regionId": region, "localName": region}]}
 
@@ -121,6 +126,7 @@ _ANSWERS: Mapping[str, Answer] = {
     "alicloud:index/getAccount:getAccount": _alicloud_account,
     "alicloud:index/getCallerIdentity:getCallerIdentity": _alicloud_caller,
     "alicloud:index/getRegions:getRegions": _alicloud_regions,
+    "alicloud:ecs/getImages:getImages": _alicloud_images,
 }
 
 

@@ -1,0 +1,127 @@
+"""The bootstrap of an Alibaba Cloud account (run once, before prod-cn): the software KMS instance the environments'
+keys live in, and the deploy runner (an ECS instance without public IP in its own VPC, NAT egress only, driven by
+Cloud Assistant) that runs ``pulumi up`` for the environments (docs/deploy.md)."""
+
+import json
+
+import pulumi
+import pulumi_alicloud as alicloud
+from settings import BootstrapConfig
+
+from gpu_cloud.components.alicloud import PrivateNetwork, PrivateNetworkArgs
+
+KMS_PRODUCT_VERSION = "3"
+"""KMS 3.0, a software key management instance (kms.Instance ``product_version``; its examples use "3"):
+https://www.alibabacloud.com/help/en/kms/key-management-service/getting-started/purchase-and-enable-a-kms-instance
+(read 2026-12-03). Pay-as-you-go: ``spec``, ``key_num`` and ``vpc_num`` apply only to Subscription instances."""
+
+RUNNER_INSTANCE_TYPE = "ecs.g7.large"
+"""2 vCPU, 8 GiB: enough for the Pulumi CLI and the program (a general-purpose type, not a GPU type)."""
+
+RUNNER_IMAGE = "^aliyun_3_x64_20G_alibase_"
+"""Alibaba Cloud Linux 3, a system image with the Cloud Assistant agent preinstalled."""
+
+
+def build(config: BootstrapConfig) -> None:
+    """Declare the Alibaba Cloud account's bootstrap resources and export what prod-cn reads."""
+    provider = alicloud.Provider("alicloud", region=config.region)
+    opts = pulumi.ResourceOptions(provider=provider)
+    invoke = pulumi.InvokeOptions(provider=provider)
+    tags = dict(config.tags)
+    spec = config.runner_network
+    network = PrivateNetwork("runner-network", PrivateNetworkArgs(spec=spec, tags=tags), opts)
+
+    # The instance spans two zones: the runner's two vSwitches, paired with their zones by position (the "2:2"
+    # combination of kms.Instance zone_ids/vswitch_ids). Cloud services (ACK, ECS disks, OSS) use its keys through
+    # the KMS API; the VPC binding serves applications in the runner VPC.
+    instance = alicloud.kms.Instance(
+        "kms-instance",
+        instance_name="gpucloud-kms",
+        product_version=KMS_PRODUCT_VERSION,
+        payment_type="PayAsYouGo",
+        vpc_id=network.vpc_id,
+        vswitch_ids=network.vswitch_ids[:2],
+        zone_ids=[s.zone for s in spec.private_subnets[:2]],
+        deletion_protection=True,
+        tags=tags,
+        opts=pulumi.ResourceOptions(provider=provider, protect=True, retain_on_delete=True),
+    )
+
+    # The runner: no public IP (internet_max_bandwidth_out 0, no EIP), egress through the NAT gateway; nothing
+    # inbound (Cloud Assistant needs no open port). Its RAM role may only assume the deployer roles.
+    group = alicloud.ecs.SecurityGroup(
+        "runner-sg",
+        security_group_name="gpucloud-deploy-runner",
+        description="gpu-cloud deploy runner: no inbound rule",
+        vpc_id=network.vpc_id,
+        tags=tags,
+        opts=opts,
+    )
+    role = alicloud.ram.Role(
+        "runner-role",
+        role_name="gpucloud-deploy-runner",
+        description="gpu-cloud deploy runner (ECS instance role)",
+        assume_role_policy_document=json.dumps(
+            {
+                "Version": "1",
+                "Statement": [
+                    {"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": {"Service": ["ecs.aliyuncs.com"]}}
+                ],
+            }
+        ),
+        tags=tags,
+        opts=opts,
+    )
+    if config.deployer_role_arns:
+        policy = alicloud.ram.Policy(
+            "runner-policy",
+            policy_name="gpucloud-deploy-runner-assume",
+            description="The deploy runner may only assume the deployer roles",
+            policy_document=json.dumps(
+                {
+                    "Version": "1",
+                    "Statement": [
+                        {"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": list(config.deployer_role_arns)}
+                    ],
+                }
+            ),
+            tags=tags,
+            opts=opts,
+        )
+        alicloud.ram.RolePolicyAttachment(
+            "runner-policy-attachment",
+            role_name=role.role_name,
+            policy_name=policy.policy_name,
+            policy_type="Custom",
+            opts=opts,
+        )
+    image = alicloud.ecs.get_images_output(
+        owners="system", name_regex=RUNNER_IMAGE, most_recent=True, instance_type=RUNNER_INSTANCE_TYPE, opts=invoke
+    )
+    runner = alicloud.ecs.Instance(
+        "runner",
+        instance_name="gpucloud-deploy-runner",
+        instance_type=RUNNER_INSTANCE_TYPE,
+        image_id=image.images[0].id,
+        instance_charge_type="PostPaid",
+        vswitch_id=network.vswitch_ids[0],
+        security_groups=[group.id],
+        internet_max_bandwidth_out=0,
+        system_disk_category="cloud_essd",
+        system_disk_encrypted=True,
+        http_tokens="required",
+        tags=tags,
+        # A newer system image must not replace the runner.
+        opts=pulumi.ResourceOptions(provider=provider, ignore_changes=["imageId"]),
+    )
+    alicloud.ecs.RamRoleAttachment(
+        "runner-role-attachment", instance_id=runner.id, ram_role_name=role.role_name, opts=opts
+    )
+
+    pulumi.export("region", config.region)
+    pulumi.export("runnerVpcId", network.vpc_id)
+    pulumi.export("runnerRouteTableIds", [network.route_table_id])
+    pulumi.export("runnerSecurityGroupId", group.id)
+    pulumi.export("runnerRoleArn", role.arn)
+    pulumi.export("runnerInstanceId", runner.id)
+    pulumi.export("kmsInstanceId", instance.id)

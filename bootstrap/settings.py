@@ -1,0 +1,73 @@
+"""The bootstrap config both clouds share, validated before anything is declared: every problem is reported as
+``gpu-cloud-bootstrap:path.to.field: what is wrong (got VALUE)`` (ConfigError, exit 2 from ``gpucloud plan``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+from pydantic import ValidationError
+
+from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.spec import REQUIRED_TAGS, ConfigError, NetworkSpec, Problem
+from gpu_cloud.components.spec import _problems as validation_problems
+
+NAMESPACE = "gpu-cloud-bootstrap"
+
+
+@dataclass(frozen=True)
+class BootstrapConfig:
+    """One account's bootstrap stack."""
+
+    cloud: Cloud
+    """aws or alicloud."""
+    region: str
+    """The account's bootstrap region (the runner's region: environments peer with it there)."""
+    tags: dict[str, str]
+    """Tags on every taggable resource; must include environment, owner and cost-center."""
+    deployer_role_arns: list[str]
+    """The roles the runner may assume to run ``pulumi up`` (AWS IAM role ARNs / Alibaba RAM role ARNs)."""
+    runner_network: NetworkSpec
+    """The deploy runner's VPC: every environment peers with it (``deploy.runnerVpcCidr``)."""
+
+
+def _problem(field: str, message: str, value: Any) -> Problem:
+    return Problem(f"{NAMESPACE}:{field}", message, value)
+
+
+def load() -> BootstrapConfig:
+    """Read and check the stack's bootstrap config.
+
+    Raises:
+        ConfigError: listing every problem, each naming its full config key and the value found.
+    """
+    config = pulumi.Config()
+    problems: list[Problem] = []
+    cloud_text = config.get("cloud") or ""
+    cloud = next((c for c in Cloud if c.value == cloud_text), None)
+    if cloud is None:
+        problems.append(_problem("cloud", f"must be one of {', '.join(c.value for c in Cloud)}", cloud_text))
+    region = config.get("region") or ""
+    if not region:
+        problems.append(_problem("region", "required", region))
+    tags = config.get_object("tags") or {}
+    if not isinstance(tags, dict) or not all(isinstance(v, str) for v in tags.values()):
+        problems.append(_problem("tags", "must map tag names to text", tags))
+        tags = {}
+    missing = [t for t in REQUIRED_TAGS if t not in tags]
+    if missing:
+        problems.append(_problem("tags", f"missing required tags {', '.join(missing)}", sorted(tags)))
+    deployers = config.get_object("deployerRoleArns") or []
+    if not isinstance(deployers, list) or not all(isinstance(d, str) and d for d in deployers):
+        problems.append(_problem("deployerRoleArns", "must be a list of role ARNs", deployers))
+        deployers = []
+    network: NetworkSpec | None = None
+    try:
+        network = NetworkSpec.model_validate(config.get_object("runnerNetwork"))
+    except ValidationError as err:
+        # The spec's own reading of its errors (nested problems of its checks split out, paths from this key).
+        problems += validation_problems(err, f"{NAMESPACE}:runnerNetwork")
+    if problems or cloud is None or network is None:
+        raise ConfigError(problems)
+    return BootstrapConfig(cloud, region, dict(tags), list(deployers), network)
