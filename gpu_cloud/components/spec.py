@@ -59,6 +59,7 @@ __all__ = [
     "cloud_problems",
     "config_error",
     "load_stack_config",
+    "max_nodes",
     "parse_stack_config",
     "pool_gpus",
     "pool_memory_gib",
@@ -849,12 +850,13 @@ def training_problems(config: StackConfig) -> list[Problem]:
         pool = pools.get(name)
         if pool is None:
             problems.append(Problem(f"training.acceptancePools.{i}", "not a training pool or spot group", name))
-        elif _max_nodes(pool) < 2:
+        elif max_nodes(pool) < 2:
             problems.append(Problem(f"training.acceptancePools.{i}", "the two-node test needs maxSize >= 2", name))
     return problems
 
 
-def _max_nodes(pool: GpuNodePoolSpec | SpotGroupSpec) -> int:
+def max_nodes(pool: GpuNodePoolSpec | SpotGroupSpec) -> int:
+    """Most nodes ``pool`` runs at once: a spot group's spot nodes or its on-demand fall-back, the larger."""
     if isinstance(pool, SpotGroupSpec) and pool.on_demand_fallback:
         return max(pool.max_size, pool.fallback_max_size or pool.max_size)
     return pool.max_size
@@ -890,8 +892,8 @@ def _job_problems(
     pool_efa = isinstance(pool, GpuNodePoolSpec) and pool.efa
     if job.efa and not pool_efa:
         problems.append(Problem(f"{path}.efa", f"pool {job.pool} has no EFA", job.efa))
-    if job.nodes > _max_nodes(pool):
-        problems.append(Problem(f"{path}.nodes", f"more than the {_max_nodes(pool)} nodes of {job.pool}", job.nodes))
+    if job.nodes > max_nodes(pool):
+        problems.append(Problem(f"{path}.nodes", f"more than the {max_nodes(pool)} nodes of {job.pool}", job.nodes))
     spot = isinstance(pool, SpotGroupSpec)
     if isinstance(pool, SpotGroupSpec) and job.priority == "gpu-critical" and not pool.on_demand_fallback:
         problems.append(
@@ -969,19 +971,6 @@ def _required_tags(config: StackConfig) -> list[Problem]:
     if missing:
         return [Problem("tags", f"missing required tags {', '.join(missing)}", sorted(config.tags))]
     return []
-
-
-@_check("region", "network")
-def _zones_of_region(config: StackConfig) -> list[Problem]:
-    problems = []
-    for field, subnets in (
-        ("network.privateSubnets", config.network.private_subnets),
-        ("network.natSubnets", config.network.nat_subnets),
-    ):
-        for i, subnet in enumerate(subnets):
-            if not subnet.zone.startswith(config.region):
-                problems.append(Problem(f"{field}.{i}.zone", f"not a zone of region {config.region}", subnet.zone))
-    return problems
 
 
 @_check("cloud", "network")
@@ -1366,3 +1355,17 @@ def _decode(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+# Values the clouds would refuse or that make no sense (components.refusals, on the facts of components.cloud_limits).
+from gpu_cloud.components import refusals as _refusals  # noqa: E402
+
+_check("cloud", "region", "peering")(_refusals.region_problems)
+_check("cloud", "region", "network", "peering")(_refusals.zone_problems)
+_check("cloud", "network", "deploy", "peering")(_refusals.cidr_problems)
+_check("cloud", "tags")(_refusals.tag_problems)
+_check("cloud", "cluster", "network")(_refusals.log_retention_problems)
+_check("deploy", "peering", "kms")(_refusals.stack_reference_problems)
+_check("node_pools", "spot_groups", "access", "inference")(_refusals.duplicate_problems)
+_check("access")(_refusals.namespace_problems)
+_item_check("inference", "cloud", "node_pools", "spot_groups")(_refusals.inference_capacity_problems)

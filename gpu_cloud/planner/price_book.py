@@ -32,7 +32,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from gpu_cloud.components import catalog
+from gpu_cloud.components import catalog, cloud_limits
 from gpu_cloud.planner.files import load_yaml
 from gpu_cloud.planner.model import PlanError
 
@@ -41,6 +41,9 @@ __all__ = ["Discount", "Overrides", "Price", "PriceBook", "load_overrides"]
 _ITEM_PRICES: Final = "cost_prices.json"
 _CLOUDS: Final = tuple(c.value for c in catalog.Cloud)
 _DEFAULT_OVERRIDE_CURRENCY: Final = "USD"
+_MOST_HOURLY: Final = Decimal(10_000)
+"""The highest hourly price an override may give, in any currency: far above any instance's list price (the dearest
+catalog type lists below 100 USD an hour), so that 1e308 or a price per month is a mistake, not a plan."""
 
 
 @dataclass(frozen=True)
@@ -177,8 +180,8 @@ def _number(value: Any, path: str, problems: list[str], *, below_one: bool = Fal
     if below_one and not 0 <= number < 1:
         problems.append(f"{path}: must be a fraction, 0 <= discount < 1 (got {value!r})")
         return None
-    if not below_one and not (number.is_finite() and number > 0):
-        problems.append(f"{path}: must be a price per hour > 0 (got {value!r})")
+    if not below_one and not (number.is_finite() and 0 < number <= _MOST_HOURLY):
+        problems.append(f"{path}: must be a price per hour > 0 and at most {_MOST_HOURLY} (got {value!r})")
         return None
     return number
 
@@ -198,7 +201,11 @@ def _read_overrides(raw: Any, source: str, problems: list[str]) -> Overrides:
     for key, value in root.items():
         if key in _CLOUDS:
             known = {t.name for t in catalog.instance_types(catalog.Cloud(key))} | _item_names(key)
+            regions = cloud_limits.limits(catalog.Cloud(key)).regions
             for region, prices in _mapping(value, key, problems).items():
+                if region not in regions:
+                    problems.append(f"{key}.{region}: not a region of {key} (got {region!r})")
+                    continue
                 for name, price in _mapping(prices, f"{key}.{region}", problems).items():
                     path = f"{key}.{region}.{name}"
                     if name not in known:

@@ -111,7 +111,10 @@ INVALID = [
     ),
     (
         _with("network.privateSubnets.1.zone", "us-west-2b"),
-        ["network.privateSubnets.1.zone: not a zone of region us-east-1 (got us-west-2b)"],
+        [
+            "network.privateSubnets.1.zone: not a zone of region us-east-1 (us-east-1a, us-east-1b, us-east-1c, "
+            "us-east-1d, us-east-1e, us-east-1f) (got us-west-2b)"
+        ],
     ),
     (
         _with("network.vpcCidr", "10.0.0.0/33"),

@@ -321,7 +321,7 @@ def test_a_bad_price_file_lists_every_problem(tmp_path: Path) -> None:
         load_overrides(path)
     assert str(raised.value).splitlines() == [
         f"invalid price file {path}:",
-        "  aws.us-east-1.p5.48xlarge: must be a price per hour > 0 (got -1)",
+        "  aws.us-east-1.p5.48xlarge: must be a price per hour > 0 and at most 10000 (got -1)",
         "  aws.us-east-1.p5.48xlage: not a catalog GPU instance type nor a priced item (got 'p5.48xlage')",
         "  aws.us-east-1.g5.xlarge: must be a number (got 'cheap')",
         "  spotDiscounts.aws.g5: must be a fraction, 0 <= discount < 1 (got 1.5)",

@@ -142,3 +142,254 @@ def test_a_vpc_id_that_is_not_text(project: Path, capsys: pytest.CaptureFixture[
     assert refused(project, capsys, "staging", lambda c: None, outputs) == [
         'gpu-cloud:peering.peerStack: organization/gpu-cloud-data/staging exports no vpcId id (got ["vpc-1"])'
     ]
+
+
+# -- Regions and zones that do not exist for the cloud (cloud_limits.json: botocore's endpoints, Alibaba's list).
+
+
+def test_a_peer_region_aws_does_not_have(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["peering"]["peerRegion"] = "us-west-9"
+
+    assert refused(project, capsys, "prod", mutate) == [
+        "gpu-cloud:peering.peerRegion: not a region of aws (got us-west-9)",
+        "gpu-cloud:peering.peerPrivateSubnets.0.zone: not a zone of region us-west-9 (got us-west-2a)",
+        "gpu-cloud:peering.peerPrivateSubnets.1.zone: not a zone of region us-west-9 (got us-west-2b)",
+    ]
+
+
+def test_a_region_alibaba_cloud_does_not_have(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["peering"]["peerRegion"] = "cn-mars"
+        c["peering"]["peerPrivateSubnets"][0]["zone"] = "cn-mars-a"
+        c["peering"]["peerPrivateSubnets"][1]["zone"] = "cn-mars-b"
+
+    assert refused(project, capsys, "prod-cn", mutate) == [
+        "gpu-cloud:peering.peerRegion: not a region of alicloud (got cn-mars)"
+    ]
+
+
+def test_zones_match_exactly_not_by_prefix(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["network"]["privateSubnets"][1]["zone"] = "us-east-12a"
+        c["network"]["privateSubnets"][2]["zone"] = "us-east-1"
+
+    zones = "us-east-1a, us-east-1b, us-east-1c, us-east-1d, us-east-1e, us-east-1f"
+    assert refused(project, capsys, "prod", mutate) == [
+        f"gpu-cloud:network.privateSubnets.1.zone: not a zone of region us-east-1 ({zones}) (got us-east-12a)",
+        f"gpu-cloud:network.privateSubnets.2.zone: not a zone of region us-east-1 ({zones}) (got us-east-1)",
+    ]
+
+
+def test_an_alibaba_zone_the_region_does_not_have(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["network"]["privateSubnets"][1]["zone"] = "cn-hangzhou-z"
+
+    zones = ", ".join(f"cn-hangzhou-{z}" for z in "befghijk")
+    assert refused(project, capsys, "prod-cn", mutate) == [
+        f"gpu-cloud:network.privateSubnets.1.zone: not a zone of region cn-hangzhou ({zones}) (got cn-hangzhou-z)"
+    ]
+
+
+# -- CIDR sizes the clouds refuse (AWS /16 to /28 for VPCs and subnets; Alibaba VPC /8 to /28, vSwitch /16 to /29).
+
+
+def test_aws_vpc_and_subnet_sizes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["network"]["vpcCidr"] = "10.10.0.0/15"
+        c["network"]["natSubnets"][0]["cidr"] = "10.10.255.0/30"
+
+    assert refused(project, capsys, "dev", mutate) == [
+        "gpu-cloud:network.vpcCidr: aws takes a VPC of /16 to /28 (got 10.10.0.0/15)",
+        "gpu-cloud:network.natSubnets.0.cidr: aws takes a subnet of /16 to /28 (got 10.10.255.0/30)",
+    ]
+
+
+def test_the_whole_internet_as_a_vpc(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["network"]["vpcCidr"] = "0.0.0.0/0"
+
+    assert refused(project, capsys, "dev", mutate) == [
+        "gpu-cloud:deploy.runnerVpcCidr: overlaps network.vpcCidr 0.0.0.0/0: the API would be unreachable "
+        "(got 10.250.0.0/22)",
+        "gpu-cloud:network.vpcCidr: aws takes a VPC of /16 to /28 (got 0.0.0.0/0)",
+    ]
+
+
+def test_an_alibaba_vswitch_too_small(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["network"]["privateSubnets"][1]["cidr"] = "10.30.64.0/30"
+
+    assert refused(project, capsys, "prod-cn", mutate) == [
+        "gpu-cloud:network.privateSubnets.1.cidr: alicloud takes a subnet of /16 to /29 (got 10.30.64.0/30)"
+    ]
+
+
+# -- Pools, services and namespaces that make no sense.
+
+
+def test_a_spot_group_diversified_by_one_type_twice(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["spotGroups"][0]["instanceTypes"] = ["g5.xlarge", "g5.xlarge"]
+
+    assert refused(project, capsys, "prod", mutate) == [
+        "gpu-cloud:spotGroups.0.instanceTypes.1: an instance type listed twice (got g5.xlarge)"
+    ]
+
+
+def test_more_gpus_per_replica_than_a_node_has(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["inference"][0]["gpusPerReplica"] = 2
+
+    assert refused(project, capsys, "prod", mutate) == [
+        "gpu-cloud:inference.0.gpusPerReplica: more than the 1 GPUs a node of pool inference-a10g offers (got 2)"
+    ]
+
+
+def test_more_replicas_at_minimum_than_the_pool_holds(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["inference"][0]["minReplicas"] = c["inference"][0]["maxReplicas"] = 17
+
+    assert refused(project, capsys, "prod", mutate) == [
+        "gpu-cloud:inference.0.minReplicas: more replicas than the 16 nodes of pool inference-a10g hold (16) (got 17)"
+    ]
+
+
+def test_two_inference_services_of_one_name(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["inference"].append(dict(c["inference"][0], minReplicas=1))
+
+    assert refused(project, capsys, "prod", mutate) == [
+        "gpu-cloud:inference.1.name: already used by another inference service (got resnet)"
+    ]
+
+
+@pytest.mark.parametrize("namespace", ["kube-system", "kube-public", "default", "monitoring"])
+def test_a_system_namespace_as_a_gpu_namespace(
+    project: Path, capsys: pytest.CaptureFixture[str], namespace: str
+) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["access"]["gpuNamespaces"] = ["gpu-training", "gpu-inference", namespace]
+
+    assert refused(project, capsys, "prod", mutate) == [
+        f"gpu-cloud:access.gpuNamespaces.2: a system namespace, not a GPU namespace (got {namespace})"
+    ]
+
+
+def test_a_gpu_namespace_listed_twice(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["access"]["gpuNamespaces"] = ["gpu-training", "gpu-inference", "gpu-training"]
+
+    assert refused(project, capsys, "prod", mutate) == [
+        "gpu-cloud:access.gpuNamespaces.2: a namespace listed twice (got gpu-training)"
+    ]
+
+
+# -- Tags, log retention, price caps, stack references.
+
+
+def test_aws_tags_the_cloud_refuses(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    key = "k" * 129
+
+    def mutate(c: dict[str, Any]) -> None:
+        c["tags"].update({"team": "", "aws:team": "ml", key: "v", "note": "v" * 257, "origin": "AWS:console"})
+
+    assert refused(project, capsys, "prod", mutate) == [
+        "gpu-cloud:tags.aws:team: a tag key may not start with aws: (reserved) (got aws:team)",
+        f"gpu-cloud:tags.{key}: a tag key of more than 128 characters (got {key[:77]}...)",
+        f"gpu-cloud:tags.note: a tag value of more than 256 characters (got {'v' * 77}...)",
+        "gpu-cloud:tags.origin: a tag value may not start with aws: (reserved) (got AWS:console)",
+        "gpu-cloud:tags.team: a tag needs a value (got )",
+    ]
+
+
+def test_more_tags_than_aws_allows(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["tags"].update({f"extra-{i}": "x" for i in range(48)})
+
+    assert refused(project, capsys, "dev", mutate) == ["gpu-cloud:tags: more than the 50 tags aws allows (got 51)"]
+
+
+def test_alibaba_tags_the_cloud_refuses(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["tags"].update({"acs:team": "ml", "aliyun-owner": "x", "docs": "https://wiki/gpu"})
+
+    assert refused(project, capsys, "prod-cn", mutate) == [
+        "gpu-cloud:tags.acs:team: a tag key may not start with aliyun or acs: (reserved) (got acs:team)",
+        "gpu-cloud:tags.aliyun-owner: a tag key may not start with aliyun or acs: (reserved) (got aliyun-owner)",
+        "gpu-cloud:tags.docs: a tag value may not contain http:// or https:// (got https://wiki/gpu)",
+    ]
+
+
+def test_more_tags_than_alibaba_allows(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["tags"].update({f"extra-{i}": "x" for i in range(18)})
+
+    assert refused(project, capsys, "prod-cn", mutate) == [
+        "gpu-cloud:tags: more than the 20 tags alicloud allows (got 21)"
+    ]
+
+
+def test_log_retention_cloudwatch_does_not_accept(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["cluster"]["logRetentionDays"] = 4
+        c["network"]["flowLogRetentionDays"] = 100
+
+    accepted = "1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653"
+    assert refused(project, capsys, "prod", mutate) == [
+        f"gpu-cloud:cluster.logRetentionDays: not a retention period CloudWatch Logs accepts ({accepted}) (got 4)",
+        f"gpu-cloud:network.flowLogRetentionDays: not a retention period CloudWatch Logs accepts ({accepted}) "
+        "(got 100)",
+    ]
+
+
+@pytest.mark.parametrize("cap", [float("inf"), float("nan")])
+def test_an_infinite_or_nan_spot_price_cap(project: Path, capsys: pytest.CaptureFixture[str], cap: float) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["spotGroups"][0]["maxPricePerHour"] = cap
+
+    shown = "Infinity" if cap == float("inf") else "NaN"
+    assert refused(project, capsys, "prod-cn", mutate) == [
+        f"gpu-cloud:spotGroups.0.maxPricePerHour: input should be a finite number (got {shown})"
+    ]
+
+
+def test_stack_references_pulumi_would_refuse(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["peering"]["peerStack"] = "organization/gpu cloud/staging"
+        c["deploy"]["runnerStack"] = "organization/gpu-cloud-bootstrap/" + "s" * 101
+
+    message = "not a stack name Pulumi accepts ([<owner>/[<project>/]]<stack>; letters, digits, '_', '.', '-')"
+    assert refused(project, capsys, "staging", mutate) == [
+        f"gpu-cloud:deploy.runnerStack: {message} (got organization/gpu-cloud-bootstrap/{'s' * 44}...)",
+        f"gpu-cloud:peering.peerStack: {message} (got organization/gpu cloud/staging)",
+    ]
+
+
+def test_a_kms_instance_stack_pulumi_would_refuse(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["kms"]["alicloudKmsInstanceStack"] = "shared cn!"
+
+    message = "not a stack name Pulumi accepts ([<owner>/[<project>/]]<stack>; letters, digits, '_', '.', '-')"
+    assert refused(project, capsys, "prod-cn", mutate) == [
+        f"gpu-cloud:kms.alicloudKmsInstanceStack: {message} (got shared cn!)"
+    ]
+
+
+# -- Price files: a region the cloud does not have, a price no instance has.
+
+
+def test_a_price_file_with_an_unknown_region_and_an_absurd_price(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "Pulumi.dev.yaml").write_text((STACKS / "Pulumi.dev.yaml").read_text())
+    prices = project / "rates.yaml"
+    prices.write_text("aws:\n  us-east-9:\n    g5.xlarge: 1.0\n  us-east-1:\n    g5.xlarge: 1.0e+308\n")
+    status = main(["cost", "dev", "--dir", str(project), "--prices", str(prices)])
+    out, err = capsys.readouterr()
+    assert (status, out) == (2, "")
+    assert err.splitlines() == [
+        f"error: invalid price file {prices}:",
+        "  aws.us-east-9: not a region of aws (got 'us-east-9')",
+        "  aws.us-east-1.g5.xlarge: must be a price per hour > 0 and at most 10000 (got 1e+308)",
+    ]

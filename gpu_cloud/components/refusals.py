@@ -1,0 +1,223 @@
+"""Stack config values the clouds would refuse, or that make no sense, refused before anything is declared.
+
+Each check is a function of a validated :class:`~gpu_cloud.components.spec.StackConfig` returning its problems;
+``spec`` registers them with the fields they read, so that they run whenever those fields are valid. Cloud facts
+(regions, zones, CIDR sizes, tag limits, log retention values) come from ``components.cloud_limits``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from ipaddress import IPv4Network
+from typing import TYPE_CHECKING
+
+from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.cloud_limits import limits
+
+if TYPE_CHECKING:
+    from gpu_cloud.components.spec import (
+        GpuNodePoolSpec,
+        InferenceServiceSpec,
+        Problem,
+        SpotGroupSpec,
+        StackConfig,
+        SubnetSpec,
+    )
+
+__all__ = [
+    "SYSTEM_NAMESPACES",
+    "cidr_problems",
+    "duplicate_problems",
+    "inference_capacity_problems",
+    "log_retention_problems",
+    "namespace_problems",
+    "region_problems",
+    "stack_reference_problems",
+    "tag_problems",
+    "zone_problems",
+]
+
+SYSTEM_NAMESPACES = frozenset({"default", "monitoring", "kueue-system", "jobset-system"})
+"""Namespaces that are not GPU namespaces besides every ``kube-*`` one (reserved for Kubernetes system namespaces,
+Kubernetes docs "Namespaces"): ``default``, and those of the cluster add-ons (``components.k8s``: monitoring, Kueue,
+JobSet)."""
+
+# Names Pulumi accepts for a stack reference: [<owner>/[<project>/]]<stack>. pulumi/pulumi
+# pkg/backend/httpstate/backend.go (read 2026-12-03): stackOwnerRegexp ^[a-zA-Z0-9][a-zA-Z0-9-_]{1,38}[a-zA-Z0-9]$,
+# stackNameAndProjectRegexp ^[A-Za-z0-9_.-]{1,100}$ for projects and stacks.
+_OWNER = r"[a-zA-Z0-9][a-zA-Z0-9_-]{1,38}[a-zA-Z0-9]"
+_NAME = r"[A-Za-z0-9_.-]{1,100}"
+_STACK_REFERENCE = re.compile(rf"^(?:{_OWNER}/(?:{_NAME}/)?)?{_NAME}$")
+
+# Alibaba Cloud tags: "cannot ... contain https:// or http://" (pulumi-alicloud 4.0.0, cs.NodePool tags).
+_ALICLOUD_TAG_URL = re.compile(r"https?://")
+
+
+def _problem(path: str, message: str, value: object) -> Problem:
+    return spec.Problem(path, message, value)
+
+
+def region_problems(config: StackConfig) -> list[Problem]:
+    """A region or peer region that is not a region of the cloud."""
+    regions = limits(config.cloud).regions
+    found = [("region", config.region)]
+    if config.peering is not None:
+        found.append(("peering.peerRegion", config.peering.peer_region))
+    return [_problem(path, f"not a region of {config.cloud.value}", r) for path, r in found if r not in regions]
+
+
+def _subnets(config: StackConfig) -> list[tuple[str, str, SubnetSpec]]:
+    """(path, region, subnet) for every subnet the config declares, with the region it lies in."""
+    found = [(f"network.privateSubnets.{i}", config.region, s) for i, s in enumerate(config.network.private_subnets)]
+    found += [(f"network.natSubnets.{i}", config.region, s) for i, s in enumerate(config.network.nat_subnets)]
+    if config.peering is not None:
+        region = config.peering.peer_region
+        found += [
+            (f"peering.peerPrivateSubnets.{i}", region, s) for i, s in enumerate(config.peering.peer_private_subnets)
+        ]
+    return found
+
+
+def zone_problems(config: StackConfig) -> list[Problem]:
+    """A subnet's zone that is not a zone of its region: exactly one of the region's listed zones, or, where no zone
+    list was sourced, the region's name and one zone letter (``us-east-1a``, ``cn-hangzhou-h``)."""
+    cloud_limits = limits(config.cloud)
+    separator = "" if config.cloud is Cloud.AWS else "-"
+    problems = []
+    for path, region, subnet in _subnets(config):
+        listed = cloud_limits.zones.get(region)
+        if listed is not None:
+            if subnet.zone not in listed:
+                problems.append(
+                    _problem(f"{path}.zone", f"not a zone of region {region} ({', '.join(listed)})", subnet.zone)
+                )
+        elif not re.fullmatch(re.escape(region + separator) + "[a-z]", subnet.zone):
+            problems.append(_problem(f"{path}.zone", f"not a zone of region {region}", subnet.zone))
+    return problems
+
+
+def cidr_problems(config: StackConfig) -> list[Problem]:
+    """VPC and subnet ranges of a size the cloud refuses."""
+    cidr = limits(config.cloud).cidr
+    vpcs: list[tuple[str, IPv4Network]] = [("network.vpcCidr", config.network.vpc_cidr)]
+    vpcs.append(("deploy.runnerVpcCidr", config.deploy.runner_vpc_cidr))
+    if config.peering is not None:
+        vpcs.append(("peering.peerVpcCidr", config.peering.peer_vpc_cidr))
+    subnets = [(f"{path}.cidr", subnet.cidr) for path, _, subnet in _subnets(config)]
+    cloud = config.cloud.value
+    return [
+        _problem(path, f"{cloud} takes a {kind} of /{low} to /{high}", str(network))
+        for kind, (low, high), ranges in (("VPC", cidr.vpc, vpcs), ("subnet", cidr.subnet, subnets))
+        for path, network in ranges
+        if not low <= network.prefixlen <= high
+    ]
+
+
+def tag_problems(config: StackConfig) -> list[Problem]:
+    """Tags the cloud refuses (too many, too long, a reserved prefix) and tags without a value."""
+    tags = limits(config.cloud).tags
+    problems = []
+    if len(config.tags) > tags.max_tags:
+        problems.append(
+            _problem("tags", f"more than the {tags.max_tags} tags {config.cloud.value} allows", len(config.tags))
+        )
+    for key, value in config.tags.items():
+        path = f"tags.{key}"
+        for part, text, most in (("key", key, tags.max_key_length), ("value", value, tags.max_value_length)):
+            if len(text) > most:
+                problems.append(_problem(path, f"a tag {part} of more than {most} characters", text))
+            if text.lower().startswith(tags.reserved_prefixes):
+                reserved = " or ".join(tags.reserved_prefixes)
+                problems.append(_problem(path, f"a tag {part} may not start with {reserved} (reserved)", text))
+            if config.cloud is Cloud.ALICLOUD and _ALICLOUD_TAG_URL.search(text):
+                problems.append(_problem(path, f"a tag {part} may not contain http:// or https://", text))
+        if not value.strip():
+            problems.append(_problem(path, "a tag needs a value", value))
+    return problems
+
+
+def log_retention_problems(config: StackConfig) -> list[Problem]:
+    """Log retention periods the cloud's log service does not accept (CloudWatch Logs takes a fixed set)."""
+    accepted = limits(config.cloud).log_retention_days
+    if accepted is None:
+        return []
+    found = [
+        ("cluster.logRetentionDays", config.cluster.log_retention_days),
+        ("network.flowLogRetentionDays", config.network.flow_log_retention_days),
+    ]
+    message = f"not a retention period CloudWatch Logs accepts ({', '.join(map(str, accepted))})"
+    return [_problem(path, message, days) for path, days in found if days not in accepted]
+
+
+def stack_reference_problems(config: StackConfig) -> list[Problem]:
+    """Names of other stacks that Pulumi would refuse as a stack reference."""
+    found = [("deploy.runnerStack", config.deploy.runner_stack)]
+    if config.peering is not None and config.peering.peer_stack is not None:
+        found.append(("peering.peerStack", config.peering.peer_stack))
+    if config.kms.alicloud_kms_instance_stack is not None:
+        found.append(("kms.alicloudKmsInstanceStack", config.kms.alicloud_kms_instance_stack))
+    message = "not a stack name Pulumi accepts ([<owner>/[<project>/]]<stack>; letters, digits, '_', '.', '-')"
+    return [_problem(path, message, name) for path, name in found if not _STACK_REFERENCE.match(name)]
+
+
+def _repeats(path: str, names: Iterable[str], what: str) -> list[Problem]:
+    seen: set[str] = set()
+    problems = []
+    for i, name in enumerate(names):
+        if name in seen:
+            problems.append(_problem(f"{path}.{i}", f"{what} listed twice", name))
+        seen.add(name)
+    return problems
+
+
+def duplicate_problems(config: StackConfig) -> list[Problem]:
+    """One instance type twice in a pool or spot group (no diversity), one GPU namespace twice, two inference
+    services of one name (their Kubernetes objects would collide)."""
+    problems = []
+    types = [(f"nodePools.{i}", p.instance_types) for i, p in enumerate(config.node_pools)]
+    types += [(f"spotGroups.{i}", g.instance_types) for i, g in enumerate(config.spot_groups)]
+    for path, listed in types:
+        problems += _repeats(f"{path}.instanceTypes", listed, "an instance type")
+    problems += _repeats("access.gpuNamespaces", config.access.gpu_namespaces, "a namespace")
+    names = [service.name for service in config.inference]
+    return problems + [
+        _problem(f"inference.{i}.name", "already used by another inference service", name)
+        for i, name in enumerate(names)
+        if name in names[:i]
+    ]
+
+
+def namespace_problems(config: StackConfig) -> list[Problem]:
+    """System namespaces given as GPU namespaces (gpu-admin would administer pods there)."""
+    return [
+        _problem(f"access.gpuNamespaces.{i}", "a system namespace, not a GPU namespace", name)
+        for i, name in enumerate(config.access.gpu_namespaces)
+        if name.startswith("kube-") or name in SYSTEM_NAMESPACES
+    ]
+
+
+def inference_capacity_problems(config: StackConfig, path: str, service: InferenceServiceSpec) -> list[Problem]:
+    """A replica asking for more GPUs than a node of its pool has, or more replicas at minimum than the pool holds at
+    its largest."""
+    pools: dict[str, GpuNodePoolSpec | SpotGroupSpec] = {p.name: p for p in config.node_pools}
+    pools |= {g.name: g for g in config.spot_groups}
+    pool = pools.get(service.pool)
+    gpus = 0 if pool is None else spec.pool_gpus(config.cloud, pool)
+    if pool is None or pool.purpose is not spec.PoolPurpose.INFERENCE or gpus == 0:
+        return []  # an unknown or training pool, or an unknown instance type, is reported by its own check
+    shares = pool.gpu_time_slicing_replicas if isinstance(pool, spec.GpuNodePoolSpec) else None
+    per_node = gpus * (shares or 1)
+    if service.gpus_per_replica > per_node:
+        message = f"more than the {per_node} GPUs a node of pool {service.pool} offers"
+        return [_problem(f"{path}.gpusPerReplica", message, service.gpus_per_replica)]
+    nodes = spec.max_nodes(pool)
+    most = per_node // service.gpus_per_replica * nodes
+    if service.min_replicas > most:
+        message = f"more replicas than the {nodes} nodes of pool {service.pool} hold ({most})"
+        return [_problem(f"{path}.minReplicas", message, service.min_replicas)]
+    return []
+
+
+# Last: spec imports this module at its end to register the checks above, whichever of the two is imported first.
+from gpu_cloud.components import spec  # noqa: E402

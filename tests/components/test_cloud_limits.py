@@ -1,0 +1,47 @@
+"""The cloud facts in cloud_limits.json agree with the provider data they were read from (installed botocore)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import botocore
+
+from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.cloud_limits import limits
+from gpu_cloud.components.k8s.addons import MONITORING_NAMESPACE, SYSTEM_NAMESPACE
+from gpu_cloud.components.k8s.queueing import JOBSET_NAMESPACE, KUEUE_NAMESPACE
+from gpu_cloud.components.refusals import SYSTEM_NAMESPACES
+
+BOTOCORE_DATA = Path(botocore.__file__).parent / "data"
+
+
+def test_aws_regions_are_botocores_regions_of_the_accepted_partitions() -> None:
+    endpoints = json.loads((BOTOCORE_DATA / "endpoints.json").read_text())
+    regions = {
+        region
+        for partition in endpoints["partitions"]
+        if partition["partition"] in ("aws", "aws-cn", "aws-us-gov")
+        for region in partition["regions"]
+    }
+    assert limits(Cloud.AWS).regions == regions
+
+
+def test_aws_log_retention_values_are_the_cloudwatch_logs_models() -> None:
+    model = json.loads(gzip.decompress((BOTOCORE_DATA / "logs/2014-03-28/service-2.json.gz").read_bytes()))
+    documented = model["shapes"]["Days"]["documentation"].split("Possible values are:")[1].split(".")[0]
+    assert limits(Cloud.AWS).log_retention_days == tuple(int(d) for d in re.findall(r"\d+", documented))
+
+
+def test_zones_are_named_for_their_region() -> None:
+    for cloud, separator in ((Cloud.AWS, ""), (Cloud.ALICLOUD, "-")):
+        for region, zones in limits(cloud).zones.items():
+            assert region in limits(cloud).regions
+            assert all(re.fullmatch(re.escape(region + separator) + "[a-z]", z) for z in zones), zones
+
+
+def test_the_add_on_namespaces_are_system_namespaces() -> None:
+    assert {MONITORING_NAMESPACE, KUEUE_NAMESPACE, JOBSET_NAMESPACE} <= SYSTEM_NAMESPACES
+    assert SYSTEM_NAMESPACE.startswith("kube-")
