@@ -67,14 +67,13 @@ def region_problems(config: StackConfig) -> list[Problem]:
     return [_problem(path, f"not a region of {config.cloud.value}", r) for path, r in found if r not in regions]
 
 
-def _subnets(config: StackConfig) -> list[tuple[str, str, SubnetSpec]]:
-    """(path, region, subnet) for every subnet the config declares, with the region it lies in."""
-    found = [(f"network.privateSubnets.{i}", config.region, s) for i, s in enumerate(config.network.private_subnets)]
-    found += [(f"network.natSubnets.{i}", config.region, s) for i, s in enumerate(config.network.nat_subnets)]
+def _subnets(config: StackConfig) -> list[tuple[str, bool, SubnetSpec]]:
+    """(path, in the peer region, subnet) for every subnet the config declares."""
+    found = [(f"network.privateSubnets.{i}", False, s) for i, s in enumerate(config.network.private_subnets)]
+    found += [(f"network.natSubnets.{i}", False, s) for i, s in enumerate(config.network.nat_subnets)]
     if config.peering is not None:
-        region = config.peering.peer_region
         found += [
-            (f"peering.peerPrivateSubnets.{i}", region, s) for i, s in enumerate(config.peering.peer_private_subnets)
+            (f"peering.peerPrivateSubnets.{i}", True, s) for i, s in enumerate(config.peering.peer_private_subnets)
         ]
     return found
 
@@ -85,7 +84,8 @@ def zone_problems(config: StackConfig) -> list[Problem]:
     cloud_limits = limits(config.cloud)
     separator = "" if config.cloud is Cloud.AWS else "-"
     problems = []
-    for path, region, subnet in _subnets(config):
+    for path, peer, subnet in _subnets(config):
+        region = config.peering.peer_region if peer and config.peering is not None else config.region
         listed = cloud_limits.zones.get(region)
         if listed is not None:
             if subnet.zone not in listed:

@@ -393,3 +393,14 @@ def test_a_price_file_with_an_unknown_region_and_an_absurd_price(
         "  aws.us-east-9: not a region of aws (got 'us-east-9')",
         "  aws.us-east-1.g5.xlarge: must be a price per hour > 0 and at most 10000 (got 1e+308)",
     ]
+
+
+def test_sizes_are_checked_without_a_region(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        del c["region"]
+        c["network"]["vpcCidr"] = "10.10.0.0/15"
+
+    assert refused(project, capsys, "dev", mutate) == [
+        "gpu-cloud:region: field required (got null)",
+        "gpu-cloud:network.vpcCidr: aws takes a VPC of /16 to /28 (got 10.10.0.0/15)",
+    ]
