@@ -35,6 +35,7 @@ from gpu_cloud.components.alicloud import (
 )
 from gpu_cloud.components.alicloud._pool import PoolArgs
 from gpu_cloud.components.alicloud.identity import checkpoint_policy, job_checkpoint_policy, model_read_policy
+from gpu_cloud.components.alicloud.storage import checkpoint_bucket_name
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from gpu_cloud.components.spec import PeeringSpec, StackConfig
 from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
@@ -62,7 +63,9 @@ def build(config: StackConfig) -> None:
     )
     key = KmsKey(
         f"{env}-key",
-        KmsKeyArgs(spec=config.kms, protect=config.protect_stateful, tags=tags, instance_id=instance_id),
+        KmsKeyArgs(
+            spec=config.kms, protect=config.protect_stateful, tags=tags, instance_id=instance_id, alias="gpucloud"
+        ),
         opts,
     )
     cluster = GpuCluster(
@@ -74,6 +77,8 @@ def build(config: StackConfig) -> None:
             kms_key_id=key.key_id,
             tags=tags,
             protect=config.protect_stateful,
+            # Physical names carry the stack (components.naming): the ACK cluster is gpu-<stack>.
+            cluster_name="gpu",
         ),
         opts,
     )
@@ -111,12 +116,14 @@ def build(config: StackConfig) -> None:
     job_roles: dict[str, RrsaRole] = {}
     model_bucket: pulumi.Output[str] | None = None
     if config.checkpoint_bucket is not None:
-        bucket_name = f"{env}-gpu-checkpoints-{account_id}"
+        prefix = "gpucloud-ckpt"
+        bucket_name = checkpoint_bucket_name(prefix, account_id)
         bucket = CheckpointBucket(
             f"{env}-checkpoints",
             CheckpointBucketArgs(
                 spec=config.checkpoint_bucket,
-                bucket_name=bucket_name,
+                name_prefix=prefix,
+                account_id=account_id,
                 kms_key_id=key.key_id,
                 protect=config.protect_stateful,
                 tags=tags,
@@ -130,7 +137,7 @@ def build(config: StackConfig) -> None:
             inference_roles[service.name] = RrsaRole(
                 f"{env}-{service.name}-identity",
                 RrsaRoleArgs(
-                    role_name=f"{env}-{service.name}-inference",
+                    role_name=f"{service.name}-inference",
                     namespace=kubernetes_layer.INFERENCE_NAMESPACE,
                     service_account=service.name,
                     oidc_provider_arn=cluster.rrsa_oidc_provider_arn,
@@ -144,7 +151,7 @@ def build(config: StackConfig) -> None:
             training_role = RrsaRole(
                 f"{env}-training-identity",
                 RrsaRoleArgs(
-                    role_name=f"{env}-gpu-training",
+                    role_name="gpu-training",
                     namespace=config.training.namespace,
                     service_account=TRAINING_SERVICE_ACCOUNT,
                     oidc_provider_arn=cluster.rrsa_oidc_provider_arn,
@@ -159,7 +166,7 @@ def build(config: StackConfig) -> None:
                 job_roles[job.name] = RrsaRole(
                     f"{env}-{job.name}-identity",
                     RrsaRoleArgs(
-                        role_name=f"{env}-{job.name}-checkpoints",
+                        role_name=f"{job.name}-checkpoints",
                         namespace=config.training.namespace,
                         service_account=job.name,
                         oidc_provider_arn=cluster.rrsa_oidc_provider_arn,

@@ -58,7 +58,7 @@ def build(config: StackConfig) -> None:
     env = config.environment
     key = KmsKey(
         f"{env}-kms",
-        KmsKeyArgs(spec=config.kms, alias=f"gpucloud-{env}", protect=config.protect_stateful),
+        KmsKeyArgs(spec=config.kms, alias="gpucloud", protect=config.protect_stateful),
         opts=opts,
     )
     network = PrivateNetwork(
@@ -73,6 +73,8 @@ def build(config: StackConfig) -> None:
             kms_key_alias=key.alias_name,
             protect=config.protect_stateful,
             tags=dict(config.tags),
+            # Physical names carry the stack (components.naming): the EKS cluster is gpu-<stack>.
+            cluster_name="gpu",
         ),
         opts=opts,
     )
@@ -92,7 +94,7 @@ def build(config: StackConfig) -> None:
         pools[group.name] = SpotGpuGroup(f"{env}-{group.name}", SpotGpuGroupArgs(spec=group, target=target), opts=opts)
     access = GpuAdminAccess(
         f"{env}-access",
-        GpuAdminAccessArgs(spec=config.access, cluster_name=cluster.cluster_name, role_suffix=env),
+        GpuAdminAccessArgs(spec=config.access, cluster_name=cluster.cluster_name),
         opts=opts,
     )
     addon_identities: list[pulumi.Resource] = []
@@ -127,7 +129,7 @@ def build(config: StackConfig) -> None:
     inference_identities: dict[str, pulumi.Resource] = {}
     model_bucket: pulumi.Output[str] | None = None
     if config.checkpoint_bucket is not None:
-        prefix = f"gpucloud-{env}-ckpt"
+        prefix = "gpucloud-ckpt"
         bucket = CheckpointBucket(
             f"{env}-checkpoints",
             CheckpointBucketArgs(
@@ -234,7 +236,7 @@ def _peer(
             f"{env}-peer-kms",
             KmsKeyArgs(
                 spec=config.kms,
-                alias=f"gpucloud-{env}-peer",
+                alias="gpucloud-peer",
                 protect=config.protect_stateful,
                 autoscaling_volumes=False,
             ),

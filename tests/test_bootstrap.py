@@ -46,8 +46,8 @@ def test_the_key_rotates_every_90_days_and_both_are_protected(plan: Plan) -> Non
 
 
 def test_outputs_name_the_backend_and_the_secrets_provider(plan: Plan) -> None:
-    assert plan.outputs["backendUrl"] == "s3://gpucloud-state-123456789012-us-east-1"
-    assert plan.outputs["secretsProvider"] == "awskms://alias/gpucloud-pulumi-state?region=us-east-1"
+    assert plan.outputs["backendUrl"] == "s3://gpucloud-state-shared-123456789012-us-east-1"
+    assert plan.outputs["secretsProvider"] == "awskms://alias/gpucloud-pulumi-state-shared?region=us-east-1"
 
 
 def test_the_policy_pack_finds_nothing(plan: Plan) -> None:
@@ -65,7 +65,7 @@ def test_the_deploy_runner_is_codebuild_in_private_subnets_with_https_egress_onl
     [project] = [r for r in plan.resources if r.type == "aws:codebuild/project:Project"]
     [group] = [r for r in plan.resources if r.name == "runner-sg"]
     subnets = {r.name: r for r in plan.resources if r.type == "aws:ec2/subnet:Subnet"}
-    assert project.inputs["name"] == "gpucloud-deploy"
+    assert project.inputs["name"] == "gpucloud-deploy-shared"
     assert project.inputs["source"]["type"] == "S3"
     assert project.inputs["vpcConfig"]["subnets"] == ["[unknown]", "[unknown]"]
     assert [e["fromPort"] for e in group.inputs["egress"]] == [443]

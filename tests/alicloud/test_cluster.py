@@ -36,7 +36,11 @@ def test_a_136_cluster_runs_acks_136_release() -> None:
 
 def test_cluster_is_ack_pro_at_the_pinned_release() -> None:
     inputs = _inputs()
-    assert (inputs["name"], inputs["clusterSpec"], inputs["version"]) == ("gpu", "ack.pro.small", "1.35.7-aliyun.1")
+    assert (inputs["name"], inputs["clusterSpec"], inputs["version"]) == (
+        "gpu-test",
+        "ack.pro.small",
+        "1.35.7-aliyun.1",
+    )
 
 
 def test_api_server_has_no_internet_endpoint_and_ack_adds_no_nat_gateway() -> None:
@@ -130,7 +134,7 @@ def test_a_gpu_system_type_is_rejected() -> None:
 
 
 def test_the_cluster_carries_its_scoping_tag() -> None:
-    assert _inputs()["tags"] == {"owner": "ml", CLUSTER_TAG_KEY: "gpu"}
+    assert _inputs()["tags"] == {"owner": "ml", CLUSTER_TAG_KEY: "gpu-test"}
 
 
 def test_the_kubeconfig_output_is_secret() -> None:

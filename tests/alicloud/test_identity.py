@@ -33,8 +33,8 @@ def test_children_are_the_role_its_policy_and_the_attachment() -> None:
     ]
     attachment = one(plan, "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment").inputs
     assert (attachment["roleName"], attachment["policyName"], attachment["policyType"]) == (
-        "prod-cn-training",
-        "prod-cn-training",
+        "prod-cn-training-test",
+        "prod-cn-training-test",
         "Custom",
     )
 
@@ -63,7 +63,7 @@ def test_role_trust_comes_from_the_clusters_oidc_provider() -> None:
     assert trust["Statement"][0]["Principal"] == {
         "Federated": ["acs:ram::1234567890123456:oidc-provider/ack-rrsa-c123"]
     }
-    assert role["roleName"] == "prod-cn-training"
+    assert role["roleName"] == "prod-cn-training-test"
 
 
 def test_checkpoint_policy_names_only_the_bucket_and_the_regions_keys() -> None:

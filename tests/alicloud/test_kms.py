@@ -38,7 +38,7 @@ def test_key_rotates_every_90_days_with_a_30_day_window_and_deletion_protection(
 def test_the_alias_names_the_key() -> None:
     plan = plan_of(lambda: KmsKey("env", KmsKeyArgs(spec=KmsKeySpec())))
     alias = one(plan, "alicloud:kms/alias:Alias")
-    assert alias.inputs["aliasName"] == "alias/env"
+    assert alias.inputs["aliasName"] == "alias/env-test"
     assert alias.property_dependencies["keyId"] == (one(plan, KEY).urn,)
 
 

@@ -12,7 +12,8 @@ BUCKET = "alicloud:oss/bucket:Bucket"
 def _plan(protect: bool = True):  # type: ignore[no-untyped-def]
     args = CheckpointBucketArgs(
         spec=CheckpointBucketSpec(noncurrent_version_days=14),
-        bucket_name="prod-cn-gpu-checkpoints",
+        name_prefix="gpucloud-ckpt",
+        account_id="1234567890",
         kms_key_id="key-123",
         protect=protect,
     )
@@ -65,8 +66,15 @@ def test_the_bucket_is_protected_and_retained_unless_protect_is_off() -> None:
     assert (one(_plan(False), BUCKET).protect, one(_plan(False), BUCKET).retain_on_delete) == (False, False)
 
 
-def test_a_bad_bucket_name_is_refused_before_anything_registers() -> None:
-    args = CheckpointBucketArgs(spec=CheckpointBucketSpec(), bucket_name="Bad_Name", kms_key_id="k")
+def test_the_bucket_name_is_the_prefix_the_stack_and_the_account() -> None:
+    assert one(_plan(), BUCKET).inputs["bucket"] == "gpucloud-ckpt-test-1234567890"
+
+
+def test_a_bad_bucket_name_prefix_or_account_is_refused_before_anything_registers() -> None:
+    args = CheckpointBucketArgs(spec=CheckpointBucketSpec(), name_prefix="Bad_Name", account_id="12ab", kms_key_id="k")
     error, plan = rejected(lambda: CheckpointBucket("ckpt", args))
-    assert str(error) == "bucketName: not an OSS bucket name (3-63 of a-z, 0-9, -; no - at either end) (got Bad_Name)"
+    assert str(error).splitlines() == [
+        "namePrefix: not an OSS bucket name start (a-z, 0-9, -; at most 31 characters) (got Bad_Name)",
+        "accountId: not an Alibaba Cloud account id (digits) (got 12ab)",
+    ]
     assert registered(plan) == []

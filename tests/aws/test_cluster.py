@@ -109,7 +109,7 @@ def test_every_control_plane_log_type_is_on_and_kept_encrypted() -> None:
     ]
     assert named(plan, "gpu-control-plane-logs").inputs == {
         "kmsKeyId": KEY_ARN,
-        "name": "/aws/eks/gpu/cluster",
+        "name": "/aws/eks/gpu-test/cluster",
         "retentionInDays": 90,
     }
     assert named(plan, "gpu-control-plane-logs").urn in cluster.dependencies
@@ -119,7 +119,7 @@ def test_authentication_mode_is_api_and_version_pinned() -> None:
     inputs = named(run(_cluster), "gpu-cluster").inputs
     assert inputs["accessConfig"]["authenticationMode"] == "API"
     assert inputs["version"] == "1.35"
-    assert inputs["name"] == "gpu"
+    assert inputs["name"] == "gpu-test"
     # Upgraded at the end of standard support instead of entering paid extended support (API default EXTENDED).
     assert inputs["upgradePolicy"] == {"supportType": "STANDARD"}
 
@@ -158,7 +158,7 @@ def test_addons_are_pinned_from_versions() -> None:
         # Node auto repair acts on GPU faults only through this agent's AcceleratedHardwareReady condition.
         "eks-node-monitoring-agent": "v1.7.0-eksbuild.1",
     }
-    assert {a["clusterName"] for a in addons.values()} == {"gpu"}
+    assert {a["clusterName"] for a in addons.values()} == {"gpu-test"}
 
 
 def test_a_136_cluster_gets_the_136_addons() -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from gpu_cloud.planner.engine import run_program
+from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.project import load_project, load_stack
+from tests.physical import physical_names
 
 PROGRAM = """
 import pulumi
@@ -59,11 +60,15 @@ pulumi.export("clusterName", cluster.cluster_name)
 """
 
 
-def test_components_run_from_a_program_outside_the_repository(tmp_path: Path) -> None:
+def _plan(tmp_path: Path, stack: str) -> Plan:
     (tmp_path / "Pulumi.yaml").write_text("name: team-gpu\nruntime: python\n", encoding="utf-8")
     (tmp_path / "__main__.py").write_text(textwrap.dedent(PROGRAM), encoding="utf-8")
     project = load_project(tmp_path)
-    plan = run_program(project, load_stack(project, "dev"))
+    return run_program(project, load_stack(project, stack))
+
+
+def test_components_run_from_a_program_outside_the_repository(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, "dev")
     components = {r.name: r.type for r in plan.resources if r.type.startswith("gpucloud:")}
     assert components == {
         "team-kms": "gpucloud:aws:KmsKey",
@@ -77,4 +82,16 @@ def test_components_run_from_a_program_outside_the_repository(tmp_path: Path) ->
     assert node_group.provider.startswith("urn:pulumi:dev::team-gpu::pulumi:providers:aws::aws::")
     endpoint = next(r for r in plan.resources if r.name == "team-net-sts")
     assert endpoint.inputs["serviceName"] == "com.amazonaws.us-west-2.sts"
-    assert plan.outputs == {"clusterName": "team-gpu"}
+    assert plan.outputs == {"clusterName": "team-gpu-dev"}
+
+
+def test_dev_and_staging_of_one_program_can_share_an_account(tmp_path: Path) -> None:
+    dev, staging = _plan(tmp_path, "dev"), _plan(tmp_path, "staging")
+    assert physical_names(dev) == {
+        "aws:eks/cluster:Cluster team-gpu-dev",
+        "aws:kms/alias:Alias alias/team-gpu-dev",
+        "aws:cloudwatch/logGroup:LogGroup /aws/eks/team-gpu-dev/cluster",
+        "aws:cloudwatch/logGroup:LogGroup /gpucloud/team-net-dev/vpc-flow-logs",
+    }
+    assert physical_names(dev).isdisjoint(physical_names(staging))
+    assert len(physical_names(staging)) == len(physical_names(dev))

@@ -34,7 +34,7 @@ def _training() -> PodIdentityRole:
             cluster_name="prod-gpu",
             namespace="gpu-training",
             service_account="training",
-            statements=checkpoint_statements("gpucloud-prod-ckpt", "alias/gpucloud-prod"),
+            statements=checkpoint_statements("gpucloud-ckpt", "alias/gpucloud-prod"),
         ),
     )
 
@@ -89,7 +89,7 @@ def test_autoscaler_scales_only_groups_tagged_for_its_cluster() -> None:
 
 def test_training_role_reaches_only_the_checkpoint_bucket_and_key() -> None:
     bucket, objects, key = statements(named(run(_training), "train-policy").inputs["policy"])
-    name = "arn:aws:s3:::gpucloud-prod-ckpt-123456789012-us-east-1"
+    name = "arn:aws:s3:::gpucloud-ckpt-test-123456789012-us-east-1"
     assert (bucket["Resource"], objects["Resource"]) == (name, f"{name}/*")
     assert objects["Action"] == [
         "s3:AbortMultipartUpload",
@@ -114,14 +114,14 @@ def _job() -> PodIdentityRole:
             cluster_name="prod-gpu",
             namespace="gpu-training",
             service_account="llm",
-            statements=job_checkpoint_statements("gpucloud-prod-ckpt", "alias/gpucloud-prod", "jobs/llm/"),
+            statements=job_checkpoint_statements("gpucloud-ckpt", "alias/gpucloud-prod", "jobs/llm/"),
         ),
     )
 
 
 def test_a_jobs_role_reaches_only_its_checkpoint_prefix() -> None:
     listing, objects, key = statements(named(run(_job), "job-policy").inputs["policy"])
-    name = "arn:aws:s3:::gpucloud-prod-ckpt-123456789012-us-east-1"
+    name = "arn:aws:s3:::gpucloud-ckpt-test-123456789012-us-east-1"
     assert listing == {
         "Sid": "ListCheckpoints",
         "Effect": "Allow",

@@ -12,7 +12,7 @@ ADMIN = "arn:aws:iam::123456789012:role/ml-platform-admin"
 
 
 def _key(**kwargs: object) -> None:
-    args = {"spec": KmsKeySpec(), "alias": "gpucloud-test", **kwargs}
+    args = {"spec": KmsKeySpec(), "alias": "gpucloud", **kwargs}
     KmsKey("key", KmsKeyArgs(**args))  # type: ignore[arg-type]
 
 

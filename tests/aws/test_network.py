@@ -164,7 +164,7 @@ def test_endpoint_security_group_allows_only_https_from_the_vpc() -> None:
 def test_flow_logs_go_to_a_kms_encrypted_log_group() -> None:
     plan = run(lambda: _network(ENDPOINTS_ONLY))
     group = named(plan, "net-flow-logs").inputs
-    assert group == {"kmsKeyId": KEY_ARN, "name": "/gpucloud/net/vpc-flow-logs", "retentionInDays": 90}
+    assert group == {"kmsKeyId": KEY_ARN, "name": "/gpucloud/net-test/vpc-flow-logs", "retentionInDays": 90}
     flow = named(plan, "net-flow-log")
     assert flow.inputs["trafficType"] == "ALL"
     assert flow.inputs["logDestinationType"] == "cloud-watch-logs"
@@ -174,7 +174,7 @@ def test_flow_logs_go_to_a_kms_encrypted_log_group() -> None:
 def test_flow_log_role_writes_only_its_log_group() -> None:
     plan = run(lambda: _network(ENDPOINTS_ONLY))
     (statement,) = statements(named(plan, "net-flow-logs-policy").inputs["policy"])
-    group = "arn:aws:logs:us-east-1:123456789012:log-group:/gpucloud/net/vpc-flow-logs"
+    group = "arn:aws:logs:us-east-1:123456789012:log-group:/gpucloud/net-test/vpc-flow-logs"
     assert statement["Resource"] == [group, f"{group}:*"]
     assert statement["Action"] == ["logs:CreateLogStream", "logs:DescribeLogStreams", "logs:PutLogEvents"]
     (trust,) = statements(named(plan, "net-flow-logs-role").inputs["assumeRolePolicy"])

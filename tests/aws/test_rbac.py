@@ -17,7 +17,7 @@ NODEGROUPS = "arn:aws:eks:us-east-1:123456789012:nodegroup/gpu/*/*"
 
 def _access(users: tuple[str, ...] = (USER,)) -> None:
     spec = AccessSpec(admin_principals=(ADMIN,), user_principals=users)
-    GpuAdminAccess("access", GpuAdminAccessArgs(spec=spec, cluster_name="gpu", role_suffix="prod"))
+    GpuAdminAccess("access", GpuAdminAccessArgs(spec=spec, cluster_name="gpu"))
 
 
 def test_children() -> None:
@@ -30,12 +30,12 @@ def test_children() -> None:
 
 def test_without_user_principals_there_is_no_gpu_user_role() -> None:
     plan = run(lambda: _access(users=()))
-    assert [r.inputs["name"] for r in of_type(plan, "aws:iam/role:Role")] == ["gpu-admin-prod"]
+    assert [r.inputs["name"] for r in of_type(plan, "aws:iam/role:Role")] == ["gpu-admin-test"]
 
 
 def test_gpu_admin_trusts_only_the_admin_principals() -> None:
     role = named(run(_access), "access-admin-role").inputs
-    assert role["name"] == "gpu-admin-prod"
+    assert role["name"] == "gpu-admin-test"
     assert statements(role["assumeRolePolicy"]) == [
         {"Effect": "Allow", "Principal": {"AWS": [ADMIN]}, "Action": "sts:AssumeRole"}
     ]

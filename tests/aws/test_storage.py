@@ -9,14 +9,14 @@ from gpu_cloud.components.spec import CheckpointBucketSpec, ConfigError
 from tests.aws.helpers import assert_policies_lint_clean, named, run, statements, type_counts
 
 KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
-NAME = "gpucloud-prod-ckpt-123456789012-us-east-1"
+NAME = "gpucloud-ckpt-test-123456789012-us-east-1"
 
 
 def _bucket(protect: bool = True) -> None:
     args = CheckpointBucketArgs(
         spec=CheckpointBucketSpec(noncurrent_version_days=14),
         kms_key_arn=KEY_ARN,
-        name_prefix="gpucloud-prod-ckpt",
+        name_prefix="gpucloud-ckpt",
         protect=protect,
     )
     CheckpointBucket("ckpt", args)

@@ -211,7 +211,9 @@ def _alicloud() -> None:
     )
     ali.CheckpointBucket(
         "ckpt",
-        ali.CheckpointBucketArgs(spec=CheckpointBucketSpec(), bucket_name="gpucloud-test", kms_key_id="k", tags=TAGS),
+        ali.CheckpointBucketArgs(
+            spec=CheckpointBucketSpec(), name_prefix="gpucloud", account_id="1234567890", kms_key_id="k", tags=TAGS
+        ),
         opts=opts,
     )
     ali.Tls13ListenerPolicy("tls13", ali.Tls13ListenerPolicyArgs(tags=TAGS), opts=opts)

@@ -430,7 +430,7 @@ def test_every_inference_pod_stages_its_model_with_its_own_identity_and_is_probe
     if stack == "prod-cn":
         # The RRSA trust names the cluster's OIDC provider (unknown in a preview); the ServiceAccount names the role.
         account = named(stack, f"{stack}-resnet-service-account").inputs["metadata"]
-        assert account["annotations"] == {"pod-identity.alibabacloud.com/role-name": "prod-cn-resnet-inference"}
+        assert account["annotations"] == {"pod-identity.alibabacloud.com/role-name": "resnet-inference-prod-cn"}
         policy = json.loads(named(stack, f"{stack}-resnet-identity-policy").inputs["policyDocument"])
         assert [s["Action"] for s in policy["Statement"]] == [["oss:ListObjects"], ["oss:GetObject"], ["kms:Decrypt"]]
     else:
@@ -491,9 +491,9 @@ def test_prod_cn_peers_with_routes_on_both_sides() -> None:
 
 def test_prod_cn_training_reaches_oss_through_rrsa() -> None:
     account = named("prod-cn", "prod-cn-training-service-account").inputs["metadata"]
-    assert account["annotations"] == {"pod-identity.alibabacloud.com/role-name": "prod-cn-gpu-training"}
+    assert account["annotations"] == {"pod-identity.alibabacloud.com/role-name": "gpu-training-prod-cn"}
     policy = json.loads(named("prod-cn", "prod-cn-training-identity-policy").inputs["policyDocument"])
-    assert policy["Statement"][0]["Resource"][0].endswith(":prod-cn-gpu-checkpoints-1234567890123456")
+    assert policy["Statement"][0]["Resource"][0].endswith(":gpucloud-ckpt-prod-cn-1234567890123456")
 
 
 @pytest.mark.parametrize("stack", STACKS)

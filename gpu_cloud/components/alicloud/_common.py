@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 import pulumi
 import pulumi_alicloud as alicloud
 
+from gpu_cloud.components.naming import RAM_POLICY, fit
 from gpu_cloud.components.spec import ConfigError, Problem
 
 
@@ -37,10 +38,11 @@ def attached_policy(
     tags: Mapping[str, str],
 ) -> alicloud.ram.RolePolicyAttachment:
     """A custom RAM policy ``resource_name`` with ``document`` and its attachment ``<resource_name>-attachment`` to
-    ``role`` (returned)."""
+    ``role`` (returned). ``policy_name`` is the role's stack-scoped name, fitted to what RAM accepts for policies
+    (components.naming.RAM_POLICY: no periods)."""
     policy = alicloud.ram.Policy(
         resource_name,
-        policy_name=policy_name,
+        policy_name=fit(RAM_POLICY, policy_name),
         description=description,
         policy_document=document,
         tags=dict(tags),

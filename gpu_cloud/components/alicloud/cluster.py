@@ -14,6 +14,7 @@ from gpu_cloud.components import labels
 from gpu_cloud.components.alicloud._common import check, child_options
 from gpu_cloud.components.alicloud._pool import Placement, PoolShape, node_pool
 from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.naming import ACK_CLUSTER, physical_name
 from gpu_cloud.components.spec import (
     ACK_SERVICE_CIDR,
     SYSTEM_POOL_NAME,
@@ -95,6 +96,8 @@ class GpuClusterArgs:
     protect: bool = True
     """Protected environments (StackConfig.protect_stateful): ACK deletion protection and Pulumi ``protect`` on the
     cluster, which holds every Kubernetes object (several of its inputs force a replacement)."""
+    cluster_name: str | None = None
+    """The base of the ACK cluster name, ``<base>-<stack>`` (components.naming); defaults to the component's name."""
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -108,7 +111,7 @@ class GpuCluster(pulumi.ComponentResource):
     cluster_id: pulumi.Output[str]
     """The cluster's id."""
     cluster_name: str
-    """The cluster's name, also the value of its ``CLUSTER_TAG_KEY`` tag."""
+    """The cluster's name, ``<base>-<stack>`` (components.naming), also the value of its ``CLUSTER_TAG_KEY`` tag."""
     kubeconfig: pulumi.Output[str]
     """A kubeconfig for the cluster's intranet API endpoint (secret); unknown until the cluster exists."""
     security_group_id: pulumi.Output[str]
@@ -136,10 +139,10 @@ class GpuCluster(pulumi.ComponentResource):
         problems += system_pool_problems(Cloud.ALICLOUD, spec)
         check(problems)
         super().__init__("gpucloud:alicloud:GpuCluster", name, None, opts)
-        self.cluster_name = name
+        self.cluster_name = physical_name(ACK_CLUSTER, args.cluster_name or name)
         cluster = alicloud.cs.ManagedKubernetes(
             f"{name}-cluster",
-            name=name,
+            name=self.cluster_name,
             cluster_spec=CLUSTER_SPEC,
             version=ACK_KUBERNETES_RELEASES[spec.kubernetes_version],
             vswitch_ids=list(args.vswitch_ids),
@@ -156,7 +159,7 @@ class GpuCluster(pulumi.ComponentResource):
             control_plane_log_ttl=str(spec.log_retention_days),
             audit_log_config=AUDIT_LOG,
             addons=[alicloud.cs.ManagedKubernetesAddonArgs(name=n, disabled=d) for n, d in ADDONS],
-            tags={**args.tags, CLUSTER_TAG_KEY: name},
+            tags={**args.tags, CLUSTER_TAG_KEY: self.cluster_name},
             deletion_protection=args.protect,
             opts=child_options(self, protect=args.protect),
         )

@@ -15,6 +15,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_cloud.components.alicloud._common import attached_policy, check, child_options
+from gpu_cloud.components.naming import RAM_ROLE, physical_name
 from gpu_cloud.components.spec import Problem
 
 __all__ = [
@@ -54,7 +55,7 @@ class RrsaRoleArgs:
     """Inputs of an RrsaRole."""
 
     role_name: str
-    """The RAM role's name; the ServiceAccount's ``pod-identity.alibabacloud.com/role-name`` annotation."""
+    """The base of the RAM role's name, ``<roleName>-<stack>`` (components.naming)."""
     namespace: str
     """The ServiceAccount's namespace."""
     service_account: str
@@ -78,7 +79,8 @@ class RrsaRole(pulumi.ComponentResource):
     """
 
     role_name: str
-    """The RAM role's name."""
+    """The RAM role's name, ``<roleName>-<stack>``: the ServiceAccount's ``pod-identity.alibabacloud.com/role-name``
+    annotation."""
     role_arn: pulumi.Output[str]
     """The RAM role's ARN."""
 
@@ -96,9 +98,10 @@ class RrsaRole(pulumi.ComponentResource):
         trust = pulumi.Output.all(args.oidc_provider_arn, args.oidc_issuer_url).apply(
             lambda v: rrsa_trust_policy(v[0], v[1], args.namespace, args.service_account)
         )
+        role_name = physical_name(RAM_ROLE, args.role_name)
         role = alicloud.ram.Role(
             f"{name}-role",
-            role_name=args.role_name,
+            role_name=role_name,
             description=f"RRSA role of {args.namespace}/{args.service_account}",
             assume_role_policy_document=trust,
             tags=dict(args.tags),
@@ -108,12 +111,12 @@ class RrsaRole(pulumi.ComponentResource):
             f"{name}-policy",
             self,
             role,
-            args.role_name,
+            role_name,
             f"What {args.namespace}/{args.service_account} may do",
             args.policy_document,
             args.tags,
         )
-        self.role_name = args.role_name
+        self.role_name = role_name
         self.role_arn = role.arn
         self.register_outputs({"roleArn": self.role_arn})
 

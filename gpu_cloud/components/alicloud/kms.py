@@ -9,6 +9,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_cloud.components.alicloud._common import check, child_options, stateful_options
+from gpu_cloud.components.naming import ALICLOUD_KMS_ALIAS, physical_name
 from gpu_cloud.components.spec import ALICLOUD_ROTATION_DAYS, KmsKeySpec, Problem
 
 __all__ = ["KmsKey", "KmsKeyArgs", "rotation_interval"]
@@ -44,6 +45,8 @@ class KmsKeyArgs:
     """Tags on the key."""
     instance_id: pulumi.Input[str] | None = None
     """The KMS instance, when it comes from elsewhere (``spec.alicloud_kms_instance_stack``); else the spec's id."""
+    alias: str | None = None
+    """The base of the alias, ``alias/<alias>-<stack>`` (components.naming); defaults to the component's name."""
 
 
 class KmsKey(pulumi.ComponentResource):
@@ -60,7 +63,7 @@ class KmsKey(pulumi.ComponentResource):
     key_arn: pulumi.Output[str]
     """The key's ARN (``acs:kms:<region>:<account>:key/<id>``)."""
     alias_name: str
-    """The key's alias, ``alias/<name>``."""
+    """The key's alias, ``alias/<alias>-<stack>``."""
 
     def __init__(self, name: str, args: KmsKeyArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.spec
@@ -82,7 +85,7 @@ class KmsKey(pulumi.ComponentResource):
             tags=dict(args.tags),
             opts=stateful_options(self, args.protect),
         )
-        self.alias_name = f"alias/{name}"
+        self.alias_name = f"alias/{physical_name(ALICLOUD_KMS_ALIAS, args.alias or name)}"
         alicloud.kms.Alias(f"{name}-alias", alias_name=self.alias_name, key_id=key.id, opts=child_options(self))
         self.key_id = key.id
         self.key_arn = key.arn

@@ -21,6 +21,7 @@ import pulumi_alicloud as alicloud
 from gpu_cloud.components.alicloud._common import attached_policy, child_options
 from gpu_cloud.components.alicloud.cluster import CLUSTER_TAG_KEY
 from gpu_cloud.components.k8s.rbac import ADMIN_NAMESPACE_ROLE, ADMIN_ROLE, USER_ROLE
+from gpu_cloud.components.naming import RAM_ROLE, physical_name
 from gpu_cloud.components.spec import AccessSpec
 
 __all__ = [
@@ -113,8 +114,9 @@ class GpuAdminAccessArgs:
 
 
 class GpuAdminAccess(pulumi.ComponentResource):
-    """RAM role ``<name>-gpu-admin``: scale and inspect this cluster's node pools, the gpu-admin ClusterRole inside
-    it and gpu-admin-namespace in the GPU namespaces; RAM role ``<name>-gpu-user`` (when the spec names users):
+    """RAM role ``<name>-gpu-admin-<stack>`` (components.naming): scale and inspect this cluster's node pools, the
+    gpu-admin ClusterRole inside it and gpu-admin-namespace in the GPU namespaces; RAM role ``<name>-gpu-user-<stack>``
+    (when the spec names users):
     read-only, gpu-user in the GPU namespaces.
     """
 
@@ -160,11 +162,13 @@ class GpuAdminAccess(pulumi.ComponentResource):
         )
 
     def _role(
-        self, role_name: str, principals: Sequence[str], actions: Sequence[str], args: GpuAdminAccessArgs
+        self, base: str, principals: Sequence[str], actions: Sequence[str], args: GpuAdminAccessArgs
     ) -> tuple[alicloud.ram.Role, alicloud.ram.RolePolicyAttachment]:
+        """The RAM role ``<base>-<stack>`` (resource ``base``) and its policy ``<base>-policy``."""
         cluster_name = args.cluster_name
+        role_name = physical_name(RAM_ROLE, base)
         role = alicloud.ram.Role(
-            role_name,
+            base,
             role_name=role_name,
             description=f"{role_name}: GPU scheduling on ACK cluster {cluster_name}",
             assume_role_policy_document=trust_policy(principals),
@@ -172,7 +176,7 @@ class GpuAdminAccess(pulumi.ComponentResource):
             opts=child_options(self),
         )
         attached = attached_policy(
-            f"{role_name}-policy",
+            f"{base}-policy",
             self,
             role,
             role_name,

@@ -10,9 +10,10 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_cloud.components.alicloud._common import child_options, stateful_options
+from gpu_cloud.components.naming import OSS_BUCKET, physical_name
 from gpu_cloud.components.spec import CheckpointBucketSpec, ConfigError, Problem
 
-__all__ = ["CheckpointBucket", "CheckpointBucketArgs"]
+__all__ = ["CheckpointBucket", "CheckpointBucketArgs", "checkpoint_bucket_name"]
 
 PRIVATE = "private"
 """oss.BucketAcl ``acl``: no anonymous access."""
@@ -28,9 +29,10 @@ TLS_VERSIONS = ("TLSv1.3",)
 version management of a bucket)."""
 
 
-# OSS bucket naming: 3 to 63 characters, lowercase letters, digits and hyphens, starting and ending with a letter or a
-# digit (Alibaba Cloud OSS documentation, "Bucket naming conventions").
-_BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
+# The start of an OSS bucket name (components.naming.OSS_BUCKET): lower-case letters, digits and hyphens, starting with
+# a letter or digit; short enough that the stack and the account id usually fit behind it.
+_NAME_PREFIX = re.compile(r"^[a-z0-9][a-z0-9-]{0,30}$")
+_ACCOUNT_ID = re.compile(r"^[0-9]+$")
 
 
 @dataclass
@@ -39,8 +41,11 @@ class CheckpointBucketArgs:
 
     spec: CheckpointBucketSpec
     """Retention of non-current checkpoint versions."""
-    bucket_name: str
-    """The bucket's globally unique name (3-63 lower-case letters, digits and hyphens)."""
+    name_prefix: str
+    """Start of the bucket name ``<namePrefix>-<stack>-<account id>`` (components.naming), globally unique and known
+    before deployment (the RAM policies name it: :func:`checkpoint_bucket_name`)."""
+    account_id: str
+    """The Alibaba Cloud account id (``alicloud.get_caller_identity``)."""
     kms_key_id: pulumi.Input[str]
     """The KMS key (in the bucket's region) that encrypts objects."""
     protect: bool = True
@@ -61,13 +66,18 @@ class CheckpointBucket(pulumi.ComponentResource):
     """The bucket's name."""
 
     def __init__(self, name: str, args: CheckpointBucketArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        if not _BUCKET_NAME.match(args.bucket_name):
-            rule = "not an OSS bucket name (3-63 of a-z, 0-9, -; no - at either end)"
-            raise ConfigError([Problem("bucketName", rule, args.bucket_name)])
+        problems = []
+        if not _NAME_PREFIX.match(args.name_prefix):
+            rule = "not an OSS bucket name start (a-z, 0-9, -; at most 31 characters)"
+            problems.append(Problem("namePrefix", rule, args.name_prefix))
+        if not _ACCOUNT_ID.match(args.account_id):
+            problems.append(Problem("accountId", "not an Alibaba Cloud account id (digits)", args.account_id))
+        if problems:
+            raise ConfigError(problems)
         super().__init__("gpucloud:alicloud:CheckpointBucket", name, None, opts)
         bucket = alicloud.oss.Bucket(
             f"{name}-bucket",
-            bucket=args.bucket_name,
+            bucket=checkpoint_bucket_name(args.name_prefix, args.account_id),
             lifecycle_rules=[
                 alicloud.oss.BucketLifecycleRuleArgs(
                     id="expire-noncurrent-checkpoints",
@@ -106,3 +116,9 @@ class CheckpointBucket(pulumi.ComponentResource):
         )
         self.bucket_name = bucket.bucket
         self.register_outputs({"bucketName": self.bucket_name})
+
+
+def checkpoint_bucket_name(name_prefix: str, account_id: str) -> str:
+    """The bucket's name: the prefix, the stack and the account id (known before deployment, globally unique;
+    components.naming)."""
+    return physical_name(OSS_BUCKET, name_prefix, account_id)

@@ -15,6 +15,7 @@ from gpu_cloud.components.aws._iam import Account, account_of, document, managed
 from gpu_cloud.components.aws._node_group import NodeGroupPlan, NodeGroupTarget, declare_node_group, declare_node_role
 from gpu_cloud.components.aws.kms import key_use_statement
 from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.naming import EKS_CLUSTER, physical_name
 from gpu_cloud.components.spec import SYSTEM_POOL_NAME, ClusterSpec, ConfigError, Problem, system_pool_problems
 from gpu_cloud.components.versions import (
     EKS_ADDON_VERSIONS,
@@ -62,7 +63,7 @@ class GpuClusterArgs:
     """Protected environments (StackConfig.protect_stateful): EKS deletion protection and Pulumi ``protect`` on the
     control plane, which holds etcd (every Kubernetes object)."""
     cluster_name: str | None = None
-    """The EKS cluster name; defaults to the component's name."""
+    """The base of the EKS cluster name, ``<base>-<stack>`` (components.naming); defaults to the component's name."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """Tags of the system nodes' instances, volumes and network interfaces (NodeGroupTarget.tags)."""
 
@@ -79,7 +80,7 @@ class GpuCluster(pulumi.ComponentResource):
     """
 
     cluster_name: pulumi.Output[str]
-    """The EKS cluster's name."""
+    """The EKS cluster's name, ``<base>-<stack>`` (components.naming)."""
     kubernetes_version: str
     """The Kubernetes minor version."""
     cluster_arn: pulumi.Output[str]
@@ -101,7 +102,7 @@ class GpuCluster(pulumi.ComponentResource):
         addons = _check(args)
         super().__init__("gpucloud:aws:GpuCluster", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        cluster_name = args.cluster_name or name
+        cluster_name = physical_name(EKS_CLUSTER, args.cluster_name or name)
         account = account_of(self)
         role = aws.iam.Role(
             f"{name}-cluster-role",

@@ -15,11 +15,13 @@ import pulumi
 import pulumi_aws as aws
 
 from gpu_cloud.components.aws._iam import Account, account_of, document, service_trust
+from gpu_cloud.components.naming import CODEBUILD_PROJECT, physical_name
 
 __all__ = ["BUILDSPEC", "DeployRunner", "DeployRunnerArgs"]
 
 PROJECT_NAME = "gpucloud-deploy"
-"""The CodeBuild project's name (``aws codebuild start-build --project-name gpucloud-deploy``)."""
+"""The base of the CodeBuild project's name, ``gpucloud-deploy-<stack>`` (components.naming), e.g.
+``aws codebuild start-build --project-name gpucloud-deploy-shared``."""
 
 # The permissions a CodeBuild project in a VPC needs for its network interfaces (CodeBuild User Guide, "Use
 # CodeBuild with Amazon Virtual Private Cloud": the service role policy for VPC access).
@@ -95,6 +97,7 @@ class DeployRunner(pulumi.ComponentResource):
     def __init__(self, name: str, args: DeployRunnerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpucloud:aws:DeployRunner", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        project_name = physical_name(CODEBUILD_PROJECT, PROJECT_NAME)
         group = aws.ec2.SecurityGroup(
             f"{name}-sg",
             description="gpu-cloud deploy runner: HTTPS out only",
@@ -108,7 +111,7 @@ class DeployRunner(pulumi.ComponentResource):
         )
         logs = aws.cloudwatch.LogGroup(
             f"{name}-logs",
-            name=f"/aws/codebuild/{PROJECT_NAME}",
+            name=f"/aws/codebuild/{project_name}",
             retention_in_days=args.log_retention_days,
             kms_key_id=args.kms_key_arn,
             opts=child,
@@ -124,13 +127,13 @@ class DeployRunner(pulumi.ComponentResource):
             f"{name}-policy",
             role=role.id,
             policy=pulumi.Output.all(account, args.source_bucket).apply(
-                lambda v: _policy(v[0], str(v[1]), args.deployer_role_arns)
+                lambda v: _policy(v[0], project_name, str(v[1]), args.deployer_role_arns)
             ),
             opts=child,
         )
         project = aws.codebuild.Project(
             f"{name}-project",
-            name=PROJECT_NAME,
+            name=project_name,
             description="Runs pulumi up for a gpu-cloud environment from inside the runner VPC",
             service_role=role.arn,
             artifacts=aws.codebuild.ProjectArtifactsArgs(type="NO_ARTIFACTS"),
@@ -166,9 +169,9 @@ class DeployRunner(pulumi.ComponentResource):
         )
 
 
-def _policy(account: Account, bucket: str, deployer_role_arns: Sequence[str]) -> str:
+def _policy(account: Account, project_name: str, bucket: str, deployer_role_arns: Sequence[str]) -> str:
     """The runner role's permissions: its network interfaces, its logs, the source archive, the deployer roles."""
-    log_group = account.arn("logs", f"log-group:/aws/codebuild/{PROJECT_NAME}:*")
+    log_group = account.arn("logs", f"log-group:/aws/codebuild/{project_name}:*")
     statements: list[dict[str, Any]] = [
         {"Effect": "Allow", "Action": list(_VPC_ACTIONS), "Resource": "*"},
         {

@@ -10,6 +10,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpu_cloud.components.aws._iam import Account, account_of, document
+from gpu_cloud.components.naming import AWS_KMS_ALIAS, physical_name
 from gpu_cloud.components.spec import AWS_ROTATION_DAYS, ConfigError, KmsKeySpec, Problem
 
 __all__ = ["KmsKey", "KmsKeyArgs"]
@@ -78,7 +79,8 @@ class KmsKeyArgs:
     spec: KmsKeySpec
     """Rotation and deletion window."""
     alias: str
-    """The alias without the ``alias/`` prefix, e.g. ``gpucloud-prod``; IAM policies select the key by it."""
+    """The base of the alias, e.g. ``gpucloud``: the alias is ``alias/<alias>-<stack>`` (components.naming), known
+    before deployment; IAM policies select the key by it."""
     protect: bool = True
     """Protect the key and retain it when removed from the program (StackConfig.protect_stateful)."""
     user_role_arns: Sequence[str] = ()
@@ -100,7 +102,7 @@ class KmsKey(pulumi.ComponentResource):
     key_id: pulumi.Output[str]
     """The key's id."""
     alias_name: str
-    """The alias, ``alias/<alias>`` (known before deployment)."""
+    """The alias, ``alias/<alias>-<stack>`` (known before deployment)."""
 
     def __init__(self, name: str, args: KmsKeyArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         _check(args)
@@ -117,7 +119,7 @@ class KmsKey(pulumi.ComponentResource):
             policy=account.apply(lambda a: key_policy(a, args)),
             opts=pulumi.ResourceOptions(parent=self, protect=args.protect, retain_on_delete=args.protect),
         )
-        self.alias_name = f"alias/{args.alias}"
+        self.alias_name = f"alias/{physical_name(AWS_KMS_ALIAS, args.alias)}"
         aws.kms.Alias(
             f"{name}-alias", name=self.alias_name, target_key_id=key.key_id, opts=pulumi.ResourceOptions(parent=self)
         )

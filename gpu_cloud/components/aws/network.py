@@ -8,6 +8,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpu_cloud.components.aws._iam import Account, account_of, document, service_trust
+from gpu_cloud.components.naming import LOG_GROUP, physical_name
 from gpu_cloud.components.spec import ConfigError, EgressMode, NetworkSpec, Problem, SubnetSpec
 
 __all__ = ["INTERFACE_ENDPOINT_SERVICES", "PrivateNetwork", "PrivateNetworkArgs"]
@@ -59,7 +60,7 @@ class PrivateNetwork(pulumi.ComponentResource):
     private_route_table_ids: list[pulumi.Output[str]]
     """One private route table per zone, in zone order (peering adds its routes here)."""
     flow_log_group_name: str
-    """The CloudWatch log group of the VPC flow logs."""
+    """The CloudWatch log group of the VPC flow logs, ``/gpucloud/<name>-<stack>/vpc-flow-logs`` (components.naming)."""
 
     def __init__(self, name: str, args: PrivateNetworkArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.spec
@@ -97,7 +98,7 @@ class PrivateNetwork(pulumi.ComponentResource):
         if spec.egress is EgressMode.NAT:
             self._nat(name, spec, vpc, tables)
         self._endpoints(name, spec, vpc, account, list(tables.values()))
-        self.flow_log_group_name = f"/gpucloud/{name}/vpc-flow-logs"
+        self.flow_log_group_name = f"/gpucloud/{physical_name(LOG_GROUP, name)}/vpc-flow-logs"
         self._flow_logs(name, spec, vpc, account, args.kms_key_arn)
 
         self.vpc_id = vpc.id

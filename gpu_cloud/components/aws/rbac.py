@@ -10,9 +10,10 @@ import pulumi_aws as aws
 
 from gpu_cloud.components import labels
 from gpu_cloud.components.aws._iam import Account, account_of, document, principal_trust
+from gpu_cloud.components.naming import IAM_ROLE, physical_name
 from gpu_cloud.components.spec import AccessSpec, ConfigError, Problem
 
-__all__ = ["ADMIN_ACTIONS", "USER_ACTIONS", "GpuAdminAccess", "GpuAdminAccessArgs"]
+__all__ = ["ADMIN_ACTIONS", "ADMIN_ROLE", "USER_ACTIONS", "USER_ROLE", "GpuAdminAccess", "GpuAdminAccessArgs"]
 
 # Scheduling work on this cluster's node groups only (Service Authorization Reference, Amazon EKS: DescribeCluster
 # and ListNodegroups act on the cluster resource, DescribeNodegroup and UpdateNodegroupConfig on nodegroups).
@@ -25,7 +26,11 @@ USER_ACTIONS = (*_CLUSTER_READ, "eks:DescribeNodegroup")
 _ACCESS_ENTRY_TYPE = "STANDARD"
 """An IAM principal mapped to Kubernetes groups (EKS CreateAccessEntry type)."""
 
-_ROLE_NAME = re.compile(r"^[\w+=,.@-]{1,64}$")
+ADMIN_ROLE = "gpu-admin"
+"""Base of the gpu-admin role's name, ``gpu-admin-<stack>`` (components.naming: IAM role names are unique in the
+account)."""
+USER_ROLE = "gpu-user"
+"""Base of the gpu-user role's name, ``gpu-user-<stack>``."""
 
 
 @dataclass(frozen=True)
@@ -36,14 +41,12 @@ class GpuAdminAccessArgs:
     """Who may assume gpu-admin and gpu-user."""
     cluster_name: pulumi.Input[str]
     """The EKS cluster (its name output, so access entries wait for it)."""
-    role_suffix: str | None = None
-    """Appended to the role names (``gpu-admin-<suffix>``) to keep environments in one account apart."""
 
 
 class GpuAdminAccess(pulumi.ComponentResource):
-    """IAM role gpu-admin (scheduling only) and, with user principals, gpu-user (read only), mapped to the
-    Kubernetes groups labels.ADMIN_GROUP and labels.USER_GROUP by EKS access entries. No EKS access policy is
-    associated: what the groups may do in the cluster is the Kubernetes layer's RBAC.
+    """IAM role ``gpu-admin-<stack>`` (scheduling only) and, with user principals, ``gpu-user-<stack>`` (read only;
+    components.naming), mapped to the Kubernetes groups labels.ADMIN_GROUP and labels.USER_GROUP by EKS access
+    entries. No EKS access policy is associated: what the groups may do in the cluster is the Kubernetes layer's RBAC.
 
     Children: ``<name>-admin-role``, ``<name>-admin-policy``, ``<name>-admin-entry`` and, with user principals,
     ``<name>-user-role``, ``<name>-user-policy``, ``<name>-user-entry``.
@@ -55,14 +58,13 @@ class GpuAdminAccess(pulumi.ComponentResource):
     """The gpu-user role (None without user principals)."""
 
     def __init__(self, name: str, args: GpuAdminAccessArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        suffix = f"-{args.role_suffix}" if args.role_suffix else ""
-        _check(args, suffix)
+        _check(args)
         super().__init__("gpucloud:aws:GpuAdminAccess", name, None, opts)
         account = account_of(self)
         scope = pulumi.Output.all(account, args.cluster_name)
         self.admin_role_arn = self._role(
             f"{name}-admin",
-            f"gpu-admin{suffix}",
+            physical_name(IAM_ROLE, ADMIN_ROLE),
             args.spec.admin_principals,
             scope.apply(lambda v: access_policy(v[0], v[1], ADMIN_ACTIONS)),
             labels.ADMIN_GROUP,
@@ -72,7 +74,7 @@ class GpuAdminAccess(pulumi.ComponentResource):
         if args.spec.user_principals:
             self.user_role_arn = self._role(
                 f"{name}-user",
-                f"gpu-user{suffix}",
+                physical_name(IAM_ROLE, USER_ROLE),
                 args.spec.user_principals,
                 scope.apply(lambda v: access_policy(v[0], v[1], USER_ACTIONS)),
                 labels.USER_GROUP,
@@ -129,7 +131,7 @@ def access_policy(account: Account, cluster_name: str, actions: tuple[str, ...])
     )
 
 
-def _check(args: GpuAdminAccessArgs, suffix: str) -> None:
+def _check(args: GpuAdminAccessArgs) -> None:
     arn = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")
     problems = [
         Problem(f"{field}.{i}", "not an aws role or user ARN", value)
@@ -140,7 +142,5 @@ def _check(args: GpuAdminAccessArgs, suffix: str) -> None:
         for i, value in enumerate(values)
         if not arn.match(value)
     ]
-    if not _ROLE_NAME.match(f"gpu-admin{suffix}"):
-        problems.append(Problem("roleSuffix", "makes an invalid IAM role name", args.role_suffix))
     if problems:
         raise ConfigError(problems)

@@ -9,6 +9,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpu_cloud.components.aws._iam import Account, account_of, document
+from gpu_cloud.components.naming import S3_BUCKET, physical_name
 from gpu_cloud.components.spec import CheckpointBucketSpec, ConfigError, Problem
 
 __all__ = ["CheckpointBucket", "CheckpointBucketArgs", "checkpoint_bucket_name"]
@@ -28,8 +29,8 @@ class CheckpointBucketArgs:
     kms_key_arn: pulumi.Input[str]
     """The KMS key for SSE-KMS."""
     name_prefix: str
-    """Start of the bucket name; the account id and region follow, so the name is globally unique and known
-    before deployment (the bucket policy names it)."""
+    """Start of the bucket name ``<namePrefix>-<stack>-<account id>-<region>`` (components.naming), globally unique
+    and known before deployment (the bucket policy names it)."""
     protect: bool = True
     """Protect the bucket and retain it when removed from the program."""
 
@@ -126,8 +127,9 @@ class CheckpointBucket(pulumi.ComponentResource):
 
 
 def checkpoint_bucket_name(account: Account, name_prefix: str) -> str:
-    """The bucket's name: the prefix, the account and the region (known before deployment, globally unique)."""
-    return f"{name_prefix}-{account.account_id}-{account.region}"
+    """The bucket's name: the prefix, the stack, the account and the region (known before deployment, globally
+    unique; components.naming)."""
+    return physical_name(S3_BUCKET, name_prefix, account.account_id, account.region)
 
 
 def bucket_policy(account: Account, bucket_name: str) -> str:
