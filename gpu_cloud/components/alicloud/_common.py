@@ -8,6 +8,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_cloud.components.naming import RAM_POLICY, fit
+from gpu_cloud.components.protection import Protection
 from gpu_cloud.components.spec import ConfigError, Problem
 
 
@@ -16,9 +17,10 @@ def child_options(parent: pulumi.Resource, **options: object) -> pulumi.Resource
     return pulumi.ResourceOptions(parent=parent, **options)  # type: ignore[arg-type]
 
 
-def stateful_options(parent: pulumi.Resource, protect: bool) -> pulumi.ResourceOptions:
-    """Options of a stateful child (key, bucket): protected and retained on delete unless ``protect`` is off."""
-    return pulumi.ResourceOptions(parent=parent, protect=protect, retain_on_delete=protect)
+def stateful_options(parent: pulumi.Resource, guard: Protection) -> pulumi.ResourceOptions:
+    """Options of a stateful child (key, bucket): protected and retained on delete as ``guard`` says
+    (components.protection)."""
+    return pulumi.ResourceOptions(parent=parent, protect=guard.protect, retain_on_delete=guard.retain_stateful)
 
 
 def check(problems: Iterable[Problem]) -> None:

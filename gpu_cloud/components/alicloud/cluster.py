@@ -15,6 +15,7 @@ from gpu_cloud.components.alicloud._common import check, child_options
 from gpu_cloud.components.alicloud._pool import Placement, PoolShape, node_pool
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.naming import ACK_CLUSTER, physical_name
+from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import (
     ACK_SERVICE_CIDR,
     SYSTEM_POOL_NAME,
@@ -95,7 +96,8 @@ class GpuClusterArgs:
     """Tags on the cluster (ACK also puts them on its nodes)."""
     protect: bool = True
     """Protected environments (StackConfig.protect_stateful): ACK deletion protection and Pulumi ``protect`` on the
-    cluster, which holds every Kubernetes object (several of its inputs force a replacement)."""
+    cluster, which holds every Kubernetes object (several of its inputs force a replacement); the caller's ``protect``
+    option wins (components.protection)."""
     cluster_name: str | None = None
     """The base of the ACK cluster name, ``<base>-<stack>`` (components.naming); defaults to the component's name."""
 
@@ -139,6 +141,7 @@ class GpuCluster(pulumi.ComponentResource):
         problems += system_pool_problems(Cloud.ALICLOUD, spec)
         check(problems)
         super().__init__("gpucloud:alicloud:GpuCluster", name, None, opts)
+        guard = protection(self, opts, args.protect)
         self.cluster_name = physical_name(ACK_CLUSTER, args.cluster_name or name)
         cluster = alicloud.cs.ManagedKubernetes(
             f"{name}-cluster",
@@ -160,8 +163,8 @@ class GpuCluster(pulumi.ComponentResource):
             audit_log_config=AUDIT_LOG,
             addons=[alicloud.cs.ManagedKubernetesAddonArgs(name=n, disabled=d) for n, d in ADDONS],
             tags={**args.tags, CLUSTER_TAG_KEY: self.cluster_name},
-            deletion_protection=args.protect,
-            opts=child_options(self, protect=args.protect),
+            deletion_protection=guard.protect,
+            opts=child_options(self, protect=guard.protect, retain_on_delete=guard.retain_on_delete),
         )
         credential = alicloud.cs.get_cluster_credential_output(
             cluster_id=cluster.id, opts=pulumi.InvokeOutputOptions(parent=self)

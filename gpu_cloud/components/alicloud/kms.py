@@ -10,6 +10,7 @@ import pulumi_alicloud as alicloud
 
 from gpu_cloud.components.alicloud._common import check, child_options, stateful_options
 from gpu_cloud.components.naming import ALICLOUD_KMS_ALIAS, physical_name
+from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import ALICLOUD_ROTATION_DAYS, KmsKeySpec, Problem
 
 __all__ = ["KmsKey", "KmsKeyArgs", "rotation_interval"]
@@ -40,7 +41,8 @@ class KmsKeyArgs:
     spec: KmsKeySpec
     """Rotation, deletion window and the optional dedicated KMS instance."""
     protect: bool = True
-    """Protect and retain the key (StackConfig.protect_stateful); only dev turns it off."""
+    """Protect and retain the key (StackConfig.protect_stateful); only dev turns it off. The caller's
+    ``protect``/``retain_on_delete`` options win (components.protection)."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """Tags on the key."""
     instance_id: pulumi.Input[str] | None = None
@@ -71,6 +73,7 @@ class KmsKey(pulumi.ComponentResource):
         if not low <= spec.rotation_days <= high:
             check([Problem("rotationDays", f"Alibaba Cloud keys rotate every {low}..{high} days", spec.rotation_days)])
         super().__init__("gpucloud:alicloud:KmsKey", name, None, opts)
+        guard = protection(self, opts, args.protect)
         key = alicloud.kms.Key(
             f"{name}-key",
             description=f"{name}: GPU environment key (secrets, disks, checkpoints)",
@@ -79,11 +82,11 @@ class KmsKey(pulumi.ComponentResource):
             automatic_rotation=ENABLED,
             rotation_interval=rotation_interval(spec.rotation_days),
             pending_window_in_days=spec.deletion_window_days,
-            deletion_protection=ENABLED if args.protect else DISABLED,
-            deletion_protection_description=PROTECTION_REASON if args.protect else None,
+            deletion_protection=ENABLED if guard.protect else DISABLED,
+            deletion_protection_description=PROTECTION_REASON if guard.protect else None,
             dkms_instance_id=args.instance_id or spec.alicloud_kms_instance_id,
             tags=dict(args.tags),
-            opts=stateful_options(self, args.protect),
+            opts=stateful_options(self, guard),
         )
         self.alias_name = f"alias/{physical_name(ALICLOUD_KMS_ALIAS, args.alias or name)}"
         alicloud.kms.Alias(f"{name}-alias", alias_name=self.alias_name, key_id=key.id, opts=child_options(self))

@@ -11,6 +11,7 @@ import pulumi_alicloud as alicloud
 
 from gpu_cloud.components.alicloud._common import child_options, stateful_options
 from gpu_cloud.components.naming import OSS_BUCKET, physical_name
+from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import CheckpointBucketSpec, ConfigError, Problem
 
 __all__ = ["CheckpointBucket", "CheckpointBucketArgs", "checkpoint_bucket_name"]
@@ -49,7 +50,8 @@ class CheckpointBucketArgs:
     kms_key_id: pulumi.Input[str]
     """The KMS key (in the bucket's region) that encrypts objects."""
     protect: bool = True
-    """Protect and retain the bucket (StackConfig.protect_stateful); only dev turns it off."""
+    """Protect and retain the bucket (StackConfig.protect_stateful); only dev turns it off. The caller's
+    ``protect``/``retain_on_delete`` options win (components.protection)."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """Tags on the bucket."""
 
@@ -75,6 +77,7 @@ class CheckpointBucket(pulumi.ComponentResource):
         if problems:
             raise ConfigError(problems)
         super().__init__("gpucloud:alicloud:CheckpointBucket", name, None, opts)
+        guard = protection(self, opts, args.protect)
         bucket = alicloud.oss.Bucket(
             f"{name}-bucket",
             bucket=checkpoint_bucket_name(args.name_prefix, args.account_id),
@@ -91,7 +94,7 @@ class CheckpointBucket(pulumi.ComponentResource):
                 )
             ],
             tags=dict(args.tags),
-            opts=stateful_options(self, args.protect),
+            opts=stateful_options(self, guard),
         )
         alicloud.oss.BucketAcl(f"{name}-acl", bucket=bucket.bucket, acl=PRIVATE, opts=child_options(self))
         alicloud.oss.BucketPublicAccessBlock(

@@ -16,6 +16,7 @@ from gpu_cloud.components.aws._node_group import NodeGroupPlan, NodeGroupTarget,
 from gpu_cloud.components.aws.kms import key_use_statement
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.naming import EKS_CLUSTER, physical_name
+from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import SYSTEM_POOL_NAME, ClusterSpec, ConfigError, Problem, system_pool_problems
 from gpu_cloud.components.versions import (
     EKS_ADDON_VERSIONS,
@@ -61,7 +62,8 @@ class GpuClusterArgs:
     """That key's alias (``alias/...``): the cluster role's policy selects the key by it."""
     protect: bool = True
     """Protected environments (StackConfig.protect_stateful): EKS deletion protection and Pulumi ``protect`` on the
-    control plane, which holds etcd (every Kubernetes object)."""
+    control plane, which holds etcd (every Kubernetes object); the caller's ``protect`` option wins
+    (components.protection)."""
     cluster_name: str | None = None
     """The base of the EKS cluster name, ``<base>-<stack>`` (components.naming); defaults to the component's name."""
     tags: Mapping[str, str] = field(default_factory=dict)
@@ -104,6 +106,7 @@ class GpuCluster(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         cluster_name = physical_name(EKS_CLUSTER, args.cluster_name or name)
         account = account_of(self)
+        guard = protection(self, opts, args.protect)
         role = aws.iam.Role(
             f"{name}-cluster-role",
             description=f"EKS control plane of {cluster_name}",
@@ -146,13 +149,18 @@ class GpuCluster(pulumi.ComponentResource):
             ),
             enabled_cluster_log_types=list(CONTROL_PLANE_LOG_TYPES),
             upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type=EKS_UPGRADE_POLICY),
-            deletion_protection=args.protect,
+            deletion_protection=guard.protect,
             # Access entries only (no aws-auth ConfigMap). The deploying identity keeps cluster-admin so that
             # the Kubernetes layer of the same program can create its objects.
             access_config=aws.eks.ClusterAccessConfigArgs(
                 authentication_mode="API", bootstrap_cluster_creator_admin_permissions=True
             ),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[attachment, key_policy, logs], protect=args.protect),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                depends_on=[attachment, key_policy, logs],
+                protect=guard.protect,
+                retain_on_delete=guard.retain_on_delete,
+            ),
         )
         self.security_group_id = cluster.vpc_config.apply(_security_group)
         system = self._system_node_group(name, args, cluster.name)

@@ -11,6 +11,7 @@ import pulumi_aws as aws
 
 from gpu_cloud.components.aws._iam import Account, account_of, document
 from gpu_cloud.components.naming import AWS_KMS_ALIAS, physical_name
+from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import AWS_ROTATION_DAYS, ConfigError, KmsKeySpec, Problem
 
 __all__ = ["KmsKey", "KmsKeyArgs"]
@@ -82,7 +83,8 @@ class KmsKeyArgs:
     """The base of the alias, e.g. ``gpucloud``: the alias is ``alias/<alias>-<stack>`` (components.naming), known
     before deployment; IAM policies select the key by it."""
     protect: bool = True
-    """Protect the key and retain it when removed from the program (StackConfig.protect_stateful)."""
+    """Protect the key and retain it when removed from the program (StackConfig.protect_stateful); the caller's
+    ``protect``/``retain_on_delete`` options win (components.protection)."""
     user_role_arns: Sequence[str] = ()
     """IAM roles (existing when the key is created) that may encrypt and decrypt with the key."""
     autoscaling_volumes: bool = True
@@ -108,6 +110,7 @@ class KmsKey(pulumi.ComponentResource):
         _check(args)
         super().__init__("gpucloud:aws:KmsKey", name, None, opts)
         account = account_of(self)
+        guard = protection(self, opts, args.protect)
         key = aws.kms.Key(
             f"{name}-key",
             description=f"gpu-cloud {args.alias}: secrets, volumes, logs and checkpoints",
@@ -117,7 +120,7 @@ class KmsKey(pulumi.ComponentResource):
             rotation_period_in_days=args.spec.rotation_days,
             deletion_window_in_days=args.spec.deletion_window_days,
             policy=account.apply(lambda a: key_policy(a, args)),
-            opts=pulumi.ResourceOptions(parent=self, protect=args.protect, retain_on_delete=args.protect),
+            opts=pulumi.ResourceOptions(parent=self, protect=guard.protect, retain_on_delete=guard.retain_stateful),
         )
         self.alias_name = f"alias/{physical_name(AWS_KMS_ALIAS, args.alias)}"
         aws.kms.Alias(

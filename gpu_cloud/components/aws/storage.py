@@ -10,6 +10,7 @@ import pulumi_aws as aws
 
 from gpu_cloud.components.aws._iam import Account, account_of, document
 from gpu_cloud.components.naming import S3_BUCKET, physical_name
+from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import CheckpointBucketSpec, ConfigError, Problem
 
 __all__ = ["CheckpointBucket", "CheckpointBucketArgs", "checkpoint_bucket_name"]
@@ -32,7 +33,8 @@ class CheckpointBucketArgs:
     """Start of the bucket name ``<namePrefix>-<stack>-<account id>-<region>`` (components.naming), globally unique
     and known before deployment (the bucket policy names it)."""
     protect: bool = True
-    """Protect the bucket and retain it when removed from the program."""
+    """Protect the bucket and retain it when removed from the program; the caller's ``protect``/``retain_on_delete``
+    options win (components.protection)."""
 
 
 class CheckpointBucket(pulumi.ComponentResource):
@@ -56,11 +58,12 @@ class CheckpointBucket(pulumi.ComponentResource):
         super().__init__("gpucloud:aws:CheckpointBucket", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         account = account_of(self)
+        guard = protection(self, opts, args.protect)
         bucket_name = account.apply(lambda a: checkpoint_bucket_name(a, args.name_prefix))
         bucket = aws.s3.Bucket(
             f"{name}-bucket",
             bucket=bucket_name,
-            opts=pulumi.ResourceOptions(parent=self, protect=args.protect, retain_on_delete=args.protect),
+            opts=pulumi.ResourceOptions(parent=self, protect=guard.protect, retain_on_delete=guard.retain_stateful),
         )
         versioning = aws.s3.BucketVersioning(
             f"{name}-versioning",
