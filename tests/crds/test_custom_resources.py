@@ -12,7 +12,8 @@ from tests.stacks.test_environments import STACKS, plan
 PULUMI_TYPES = {"kubernetes:helm.sh/v3:Release"}
 """Kubernetes-provider types that are not objects sent to the API server."""
 
-KUBERNETES_VERSION = "1.31.0"
+KUBERNETES_VERSION = f"{versions.DEFAULT_KUBERNETES_VERSION}.0"
+"""The schemas built-in kinds are validated against: the clusters' default Kubernetes version (kubernetes-validate)."""
 
 CHARTS = {
     c.name: c.version for c in (versions.KUEUE_CHART, versions.JOBSET_CHART, versions.KUBE_PROMETHEUS_STACK_CHART)

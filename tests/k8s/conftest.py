@@ -18,10 +18,12 @@ from gpu_cloud.components.spec import (
     PoolPurpose,
     SpotGroupSpec,
 )
+from gpu_cloud.components.versions import DEFAULT_KUBERNETES_VERSION
 from gpu_cloud.planner.engine import Plan, record
 from gpu_cloud.planner.model import RecordedResource
 
-KUBERNETES_VERSION = "1.31.0"
+KUBERNETES_VERSION = f"{DEFAULT_KUBERNETES_VERSION}.0"
+"""The schemas built-in kinds are validated against: the clusters' default Kubernetes version (kubernetes-validate)."""
 
 
 def run(build: Callable[[pulumi.ResourceOptions], Any]) -> Plan:
@@ -66,7 +68,7 @@ def one(plan: Plan, name: str) -> RecordedResource:
 
 
 def assert_valid(resource: RecordedResource) -> None:
-    """The resource's inputs are a valid Kubernetes 1.31 object (strict: no unknown fields)."""
+    """The resource's inputs are a valid Kubernetes object of the default version (strict: no unknown fields)."""
     kubernetes_validate.validate(resource.inputs, KUBERNETES_VERSION, strict=True)
 
 
