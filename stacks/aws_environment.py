@@ -42,7 +42,7 @@ from gpu_cloud.components.k8s.addons import (
     SYSTEM_NAMESPACE,
 )
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
-from gpu_cloud.components.spec import ConfigError, PeeringSpec, StackConfig
+from gpu_cloud.components.spec import PeeringSpec, StackConfig, config_error
 
 
 def build(config: StackConfig) -> None:
@@ -51,7 +51,7 @@ def build(config: StackConfig) -> None:
     priorities = expander_priorities(config.spot_groups)
     problems = expander_problems(node_group_names(config), priorities)
     if problems:
-        raise ConfigError(problems)
+        raise config_error(problems)
     tags = aws.ProviderDefaultTagsArgs(tags=config.tags)
     provider = aws.Provider("aws", region=config.region, default_tags=tags)
     opts = pulumi.ResourceOptions(provider=provider)

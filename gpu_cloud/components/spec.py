@@ -28,6 +28,7 @@ from gpu_cloud.components.versions import DEFAULT_KUBERNETES_VERSION, version_pr
 __all__ = [
     "ACK_SERVICE_CIDR",
     "AWS_TLS13_SSL_POLICIES",
+    "CONFIG_NAMESPACE",
     "SPOT_NOTICE_SECONDS",
     "SYSTEM_POOL_NAME",
     "AccessSpec",
@@ -52,6 +53,7 @@ __all__ = [
     "QueueSpec",
     "SpotGroupSpec",
     "StackConfig",
+    "StackConfigError",
     "SubnetSpec",
     "TrainingJobSpec",
     "TrainingSpec",
@@ -697,11 +699,19 @@ class Problem:
 
 
 class ConfigError(ValueError):
-    """An invalid environment config; ``problems`` lists every problem found."""
+    """Invalid input (a spec or a component's arguments); ``problems`` lists every problem found."""
 
     def __init__(self, problems: Iterable[Problem]) -> None:
         self.problems = tuple(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class StackConfigError(ConfigError):
+    """An invalid stack config: each problem's path is a full config key (``gpu-cloud:nodePools.0.name``).
+
+    ``gpucloud plan`` reports it as invalid config in the stack's file; any other ConfigError comes from
+    arguments given in code, and is reported as a program error at the line of the program that gave them.
+    """
 
 
 def _show(value: Any) -> str:
@@ -1316,25 +1326,30 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def config_error(problems: Iterable[Problem]) -> ConfigError:
-    """A ConfigError whose paths are full stack config keys: ``<project>:path.to.field``."""
-    namespace = pulumi.get_project()
-    return ConfigError(Problem(f"{namespace}:{p.path}", p.message, p.value) for p in problems)
+CONFIG_NAMESPACE = "gpu-cloud"
+"""The config namespace gpu-cloud reads (``gpu-cloud:region``), whatever the project's name: like a provider's
+(``aws:region``), so that a project that uses the components keeps its own namespace for its own keys."""
+
+
+def config_error(problems: Iterable[Problem]) -> StackConfigError:
+    """A StackConfigError for ``problems`` found in the stack config: their paths as full config keys
+    (``gpu-cloud:path.to.field``)."""
+    return StackConfigError(Problem(f"{CONFIG_NAMESPACE}:{p.path}", p.message, p.value) for p in problems)
 
 
 def load_stack_config() -> StackConfig:
-    """Read and validate the current stack's config: every key in the project's namespace.
+    """Read and validate the current stack's config: every key in gpu-cloud's namespace (``gpu-cloud:*``).
 
     Keys are the StackConfig fields in camelCase (``gpu-cloud:nodePools``); structured values are
-    objects in the stack's YAML file. Unknown keys in the namespace are problems too.
+    objects in the stack's YAML file. Unknown keys in that namespace are problems too; keys of any other
+    namespace (the project's own, a provider's) are left to their readers.
 
     Raises:
-        ConfigError: listing every problem, each path a full config key (``gpu-cloud:nodePools.0.name``).
+        StackConfigError: listing every problem, each path a full config key (``gpu-cloud:nodePools.0.name``).
     """
-    namespace = pulumi.get_project()
-    prefix = f"{namespace}:"
+    prefix = f"{CONFIG_NAMESPACE}:"
     keys = {k for k in {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()} if k.startswith(prefix)}
-    config = pulumi.Config(namespace)
+    config = pulumi.Config(CONFIG_NAMESPACE)
     raw: dict[str, Any] = {}
     for key in sorted(keys):
         name = key[len(prefix) :]
@@ -1342,7 +1357,9 @@ def load_stack_config() -> StackConfig:
         raw[name] = text if name in _TEXT_FIELDS else _decode(text)
     secret_key = f"{prefix}{StackConfig.model_fields['alert_receiver_url'].alias}"
     if secret_key in keys and not runtime_config.is_config_secret(secret_key):
-        raise ConfigError([Problem(secret_key, "must be a Pulumi secret (pulumi config set --secret)", "plain text")])
+        raise StackConfigError(
+            [Problem(secret_key, "must be a Pulumi secret (pulumi config set --secret)", "plain text")]
+        )
     try:
         return parse_stack_config(raw)
     except ConfigError as err:

@@ -225,7 +225,6 @@ def run_program(
         except (Exception, SystemExit) as err:  # any failure of the user's program is reported
             config_error = _config_error(err)
             if config_error is not None and stack.file is not None:
-                # A config error that lists its problems (components.spec.ConfigError): name the file.
                 where = os.path.relpath(stack.file, Path.cwd())
                 raise PlanError(f"invalid config in {where}:\n  " + str(config_error).replace("\n", "\n  ")) from None
             raise PlanError(_describe_failure(err, project)) from None
@@ -354,21 +353,28 @@ def _program_environment(project: Project) -> Iterator[None]:
 
 
 def _config_error(err: BaseException) -> BaseException | None:
-    """The config error (one that lists its ``problems``) ``err`` is or was caused by: the SDK re-raises an error of
-    an apply whose output feeds a resource input as a ValueError ``from`` it."""
+    """The stack config error (components.spec.StackConfigError: its problems name config keys) ``err`` is or was
+    caused by: the SDK re-raises an error of an apply whose output feeds a resource input as a ValueError ``from``
+    it. Any other ConfigError comes from arguments given in code: a program error, not invalid config."""
+    spec = sys.modules.get("gpu_cloud.components.spec")  # loaded if the program raised one of its errors
     cause: BaseException | None = err
-    while cause is not None:
-        if isinstance(getattr(cause, "problems", None), tuple):
+    while spec is not None and cause is not None:
+        if isinstance(cause, spec.StackConfigError):
             return cause
         cause = cause.__cause__
     return None
 
 
 def _describe_failure(err: BaseException, project: Project) -> str:
-    """One line naming the program's own file:line and the message, without a traceback."""
+    """The program's own file:line and the message, without a traceback.
+
+    The line is the last one of the program's own files in the traceback: not of gpu-cloud nor of any other
+    installed package, so that an error a component raises for its arguments points at the call that gave them.
+    A message of several lines (a ConfigError's problems) continues on indented lines.
+    """
     frames = traceback.extract_tb(err.__traceback__)
     root = str(project.root)
-    own = [f for f in frames if f.filename.startswith(root) and "site-packages" not in f.filename]
+    own = [f for f in frames if f.filename.startswith(root) and not _is_library(f.filename)]
     frame = own[-1] if own else (frames[-1] if frames else None)
     where = ""
     if frame is not None:
@@ -380,5 +386,13 @@ def _describe_failure(err: BaseException, project: Project) -> str:
         return f"{where}the program imports {err.name!r}, which is not installed"
     if isinstance(err, SystemExit):
         return f"{where}the program exited with status {err.code}"
-    message = str(err).strip() or type(err).__name__
+    message = str(err).strip().replace("\n", "\n  ") or type(err).__name__
     return f"{where}{type(err).__name__}: {message}"
+
+
+_LIBRARY = str(Path(__file__).resolve().parents[1])
+"""The folder of the gpu_cloud package (in a checkout, inside a project that is the repository itself)."""
+
+
+def _is_library(filename: str) -> bool:
+    return "site-packages" in filename or filename.startswith(_LIBRARY + os.sep)

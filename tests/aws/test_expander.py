@@ -99,7 +99,7 @@ def test_a_pool_named_like_a_fall_back_exits_2_naming_the_field_and_value(
     assert "Traceback" not in err
     assert err == (
         "error: invalid config in Pulumi.dev.yaml:\n"
-        "  spotGroups.0.name: node group name 'batch-ondemand' is also the node group of nodePools.0.name "
+        "  gpu-cloud:spotGroups.0.name: node group name 'batch-ondemand' is also the node group of nodePools.0.name "
         "(got batch-ondemand)\n"
     )
 
