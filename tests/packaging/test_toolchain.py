@@ -20,9 +20,7 @@ from gpu_cloud.planner.cli import POLICY_PACK
 from gpu_cloud.planner.engine import record
 from gpu_cloud.planner.policy import PolicyPack
 from tests.packaging import aws_key_program
-
-ROOT = Path(__file__).resolve().parents[2]
-UV = Path(sys.prefix) / "bin" / "uv"
+from tests.packaging.conftest import ROOT, UV, tracked_copy, uv
 
 
 def _runtime_options(path: Path) -> dict[str, str]:
@@ -103,3 +101,27 @@ def test_the_pack_runs_from_a_checkout_in_the_virtualenv_the_cli_makes(tmp_path:
     with PolicyPack.start(pack, project="test", stack="test") as running:
         report = running.analyze(plan.resources)
     assert {(v.policy, v.name) for v in report.violations if v.level == "mandatory"} == {("kms-key-rotation", "key")}
+
+
+def test_pulumi_install_on_a_fresh_checkout_leaves_make_check_its_tools(tmp_path: Path) -> None:
+    # A clone where `make` has made .venv (uv sync; the stamp make checks), then, for each project, what
+    # `pulumi install` runs (uv sync) and what `pulumi up` runs before the program (uv sync --inexact), from the
+    # project's folder on the virtualenv its Pulumi.yaml declares (uv.go InstallDependencies and Command).
+    clone = tracked_copy(tmp_path / "clone")
+    venv = clone / ".venv"
+    uv("sync", "--quiet", "--python", sys.executable, cwd=clone, environment=venv)
+    (venv / ".installed").touch()
+    lock = (clone / "uv.lock").read_bytes()
+    for project in (clone, clone / "bootstrap"):
+        declared = (project / _runtime_options(project / "Pulumi.yaml")["virtualenv"]).resolve()
+        assert declared == venv.resolve()
+        for sync in (["sync"], ["sync", "--inexact"]):
+            uv(*sync, "--quiet", cwd=project, environment=declared)
+    assert (clone / "uv.lock").read_bytes() == lock
+    stale = subprocess.run(["make", "-q", ".venv/.installed"], cwd=clone, capture_output=True, check=False)
+    assert stale.returncode == 0  # make does not rebuild the environment
+    for tool in ("ruff", "mypy", "pytest", "gpucloud", "uv"):
+        result = subprocess.run([str(venv / "bin" / tool), "--version"], capture_output=True, check=False)
+        assert result.returncode == 0, (tool, result.stderr)
+    imports = "import hypothesis, kubernetes_validate, moto, parliament, pulumi_alicloud, pulumi_aws, yaml"
+    assert subprocess.run([str(venv / "bin" / "python"), "-c", imports], check=False).returncode == 0

@@ -1,0 +1,2 @@
+def team_name(name: str) -> str:
+    return f"team-{name}"

@@ -1,0 +1,3 @@
+"""The team's own policies package."""
+
+TEAM_TAGS = {"team": "ml-platform"}
