@@ -360,7 +360,8 @@ def _config_error(err: BaseException) -> BaseException | None:
     cause: BaseException | None = err
     while spec is not None and cause is not None:
         if isinstance(cause, spec.StackConfigError):
-            return cause
+            found: BaseException = cause
+            return found
         cause = cause.__cause__
     return None
 
