@@ -229,7 +229,7 @@ def build(config: StackConfig) -> None:
         cluster_name=cluster.cluster_name,
         cluster_endpoint=cluster.endpoint,
         kubeconfig=cluster.kubeconfig,
-        system_pool=cluster.system_node_pool_name,
+        node_pool_names=outputs.node_pool_names(config, cluster.system_node_pool_name),
         gpu_admin_role_arn=access.admin_role_arn,
         gpu_user_role_arn=access.user_role_arn,
     )

@@ -86,12 +86,21 @@ def build(config: StackConfig) -> None:
         subnets=network.subnet_ids_by_zone,
         tags=dict(config.tags),
     )
-    pools: dict[str, pulumi.Resource] = {
+    node_pools = {
         pool.name: GpuNodePool(f"{env}-{pool.name}", GpuNodePoolArgs(spec=pool, target=target), opts=opts)
         for pool in config.node_pools
     }
-    for group in config.spot_groups:
-        pools[group.name] = SpotGpuGroup(f"{env}-{group.name}", SpotGpuGroupArgs(spec=group, target=target), opts=opts)
+    spot_groups = {
+        group.name: SpotGpuGroup(f"{env}-{group.name}", SpotGpuGroupArgs(spec=group, target=target), opts=opts)
+        for group in config.spot_groups
+    }
+    pools: dict[str, pulumi.Resource] = {**node_pools, **spot_groups}
+    # The node groups' EKS names, as EKS generated them (components.aws.expander node_group_name_prefix).
+    eks_names = [cluster.system_node_group_name, *(pool.node_group_name for pool in node_pools.values())]
+    for group in spot_groups.values():
+        eks_names.append(group.spot_node_group_name)
+        if group.fallback_node_group_name is not None:
+            eks_names.append(group.fallback_node_group_name)
     access = GpuAdminAccess(
         f"{env}-access",
         GpuAdminAccessArgs(spec=config.access, cluster_name=cluster.cluster_name),
@@ -210,7 +219,7 @@ def build(config: StackConfig) -> None:
         cluster_name=cluster.cluster_name,
         cluster_endpoint=cluster.endpoint,
         kubeconfig=cluster.kubeconfig,
-        system_pool=cluster.system_node_group_name,
+        node_pool_names=eks_names,
         gpu_admin_role_arn=access.admin_role_arn,
         gpu_user_role_arn=access.user_role_arn,
     )

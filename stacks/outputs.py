@@ -19,7 +19,7 @@ def export_common(
     cluster_name: pulumi.Input[str],
     cluster_endpoint: pulumi.Input[str],
     kubeconfig: pulumi.Input[str],
-    system_pool: str,
+    node_pool_names: Sequence[pulumi.Input[str]],
     gpu_admin_role_arn: pulumi.Input[str],
     gpu_user_role_arn: pulumi.Input[str] | None,
 ) -> None:
@@ -37,14 +37,15 @@ def export_common(
     pulumi.export("clusterName", cluster_name)
     pulumi.export("clusterEndpoint", cluster_endpoint)
     pulumi.export("kubeconfig", pulumi.Output.secret(kubeconfig))
-    pulumi.export("nodePoolNames", node_pool_names(config, system_pool))
+    pulumi.export("nodePoolNames", list(node_pool_names))
     pulumi.export("gpuAdminRoleArn", gpu_admin_role_arn)
     if gpu_user_role_arn is not None:
         pulumi.export("gpuUserRoleArn", gpu_user_role_arn)
 
 
 def node_pool_names(config: StackConfig, system: str) -> list[str]:
-    """Every node pool's name in the cloud: the system pool, the GPU pools, each spot group's spot and fall-back."""
+    """Every ACK node pool's name: the system pool, the GPU pools, each spot group's spot and fall-back (EKS
+    generates its node groups' names, which the AWS environment reads from the node groups)."""
     names = [system, *(p.name for p in config.node_pools)]
     for group in config.spot_groups:
         names.append(f"{group.name}{labels.SPOT_SUFFIX}")

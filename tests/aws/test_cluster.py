@@ -37,7 +37,8 @@ def test_children() -> None:
 
 def test_system_node_group_is_untainted_cpu_capacity_on_the_standard_ami() -> None:
     group = named(run(_cluster), "gpu-system").inputs
-    assert group["nodeGroupName"] == "system"
+    assert group["nodeGroupNamePrefix"] == "system-"
+    assert "nodeGroupName" not in group
     assert group["instanceTypes"] == ["m6i.xlarge"]
     assert group["amiType"] == "AL2023_x86_64_STANDARD"
     assert group["capacityType"] == "ON_DEMAND"

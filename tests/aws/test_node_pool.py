@@ -184,7 +184,8 @@ def test_node_group_is_tainted_labelled_and_pinned() -> None:
     assert inputs["version"] == "1.35"
     assert inputs["releaseVersion"] == "1.35.6-20260714"
     assert inputs["capacityType"] == "ON_DEMAND"
-    assert inputs["nodeGroupName"] == "infer"
+    assert inputs["nodeGroupNamePrefix"] == "infer-"
+    assert "nodeGroupName" not in inputs
     assert inputs["clusterName"] == "gpu"
 
 
@@ -255,6 +256,12 @@ def test_unknown_instance_type_is_rejected() -> None:
 def test_zone_without_subnet_is_rejected() -> None:
     with pytest.raises(ConfigError, match=r"^zones: no private subnet in that zone \(got us-east-1c\)$"):
         _pool(INFERENCE, zones=["us-east-1c"])
+
+
+def test_a_name_without_room_for_the_generated_part_is_rejected() -> None:
+    # Raised before the component registers anything (plan_problems runs before super().__init__).
+    with pytest.raises(ConfigError, match=r"^name: node group name 'p{37}' has 37 characters; EKS allows 63 "):
+        _pool(INFERENCE, name="p" * 37)
 
 
 def test_bottlerocket_without_a_pinned_release_is_rejected() -> None:

@@ -32,7 +32,8 @@ def test_children_are_one_role_and_two_node_groups_on_their_own_launch_templates
 
 def test_spot_group_is_spot_over_every_type_with_the_spot_label_and_taint() -> None:
     inputs = named(run(_group), "grp-spot").inputs
-    assert inputs["nodeGroupName"] == "infer-spot"
+    assert inputs["nodeGroupNamePrefix"] == "infer-spot-"
+    assert "nodeGroupName" not in inputs
     assert inputs["capacityType"] == "SPOT"
     assert inputs["instanceTypes"] == ["g5.xlarge", "g5.2xlarge"]
     assert inputs["labels"]["gpucloud.io/capacity"] == "spot"
@@ -45,7 +46,8 @@ def test_spot_group_is_spot_over_every_type_with_the_spot_label_and_taint() -> N
 
 def test_fallback_is_on_demand_of_the_same_class_from_zero() -> None:
     inputs = named(run(lambda: _group(fallbackMaxSize=2)), "grp-ondemand").inputs
-    assert inputs["nodeGroupName"] == "infer-ondemand"
+    assert inputs["nodeGroupNamePrefix"] == "infer-ondemand-"
+    assert "nodeGroupName" not in inputs
     assert inputs["capacityType"] == "ON_DEMAND"
     assert inputs["instanceTypes"] == ["g5.xlarge", "g5.2xlarge"]
     assert inputs["labels"]["gpucloud.io/capacity"] == "on-demand"

@@ -139,6 +139,33 @@ def test_spot_pool_and_its_fall_back_are_fine(dev: PolicyReport) -> None:
     assert {pool("dev", "inference-spot"), pool("dev", "inference-ondemand"), pool("dev", "system")} & flagged == set()
 
 
+def test_node_groups_named_by_prefix_pair_up_as_spot_and_fall_back_as_gpu_cloud_declares_them(
+    pack_dir: Path,
+) -> None:
+    # gpu-cloud names EKS node groups by prefix (components.aws.expander node_group_name_prefix).
+    def by_prefix(name: str, capacity: str) -> RecordedResource:
+        props = {
+            "clusterName": "gpu",
+            "nodeGroupNamePrefix": f"{name}-",
+            "instanceTypes": A10G,
+            "scalingConfig": {"minSize": 0, "desiredSize": 0, "maxSize": 1},
+            "capacityType": capacity,
+        }
+        return resource("dev", NODE_GROUP, name, props)
+
+    groups = [by_prefix("infer-spot", "SPOT"), by_prefix("infer-ondemand", "ON_DEMAND")]
+    orphan = by_prefix("orphan-ondemand", "ON_DEMAND")
+    report = run_policy_pack(
+        pack_dir,
+        [stack_resource("dev"), *groups, orphan],
+        project="gpu-cloud",
+        stack="dev",
+        config={POLICY: {}},
+        stack_config={"aws:region": "us-east-1"},
+    )
+    assert findings(report) == {(orphan.urn, "advisory"): [ON_DEMAND_ONLY]}
+
+
 def test_budget_from_config_under_the_total_leaves_only_pool_findings(pack_dir: Path) -> None:
     report = run(pack_dir, "staging", {"monthlyGpuBudget": {"USD": 50000}})
     assert findings(report) == per_pool_findings("staging")

@@ -18,6 +18,7 @@ import pulumi_aws as aws
 
 from gpu_cloud.components import labels
 from gpu_cloud.components.aws._iam import account_of, managed_policy_arn, service_trust
+from gpu_cloud.components.aws.expander import node_group_name_prefix, node_group_name_problem
 from gpu_cloud.components.catalog import Cloud, InstanceType, lookup
 from gpu_cloud.components.spec import Problem
 from gpu_cloud.components.versions import EKS_AL2023_RELEASE_VERSIONS, EKS_GPU_AMI_TYPES
@@ -87,7 +88,8 @@ class NodeGroupPlan:
     suffix: str
     """Child-name suffix after the component's name ("" for none)."""
     node_group_name: str
-    """The EKS node group name (the autoscaler's priority expander matches it)."""
+    """The pool's name: EKS names the node group ``<node_group_name>-<generated>`` (components.aws.expander
+    node_group_name_prefix), which the autoscaler's priority expander matches."""
     instance_types: tuple[InstanceType, ...]
     """Catalog entries of the GPU instance types (empty for the system group)."""
     capacity_type: str
@@ -148,13 +150,16 @@ GPU_TAINT_VALUE = "true"
 
 
 def plan_problems(plan: NodeGroupPlan, target: NodeGroupTarget, path: str = "") -> list[Problem]:
-    """What keeps ``plan`` from being declared on ``target``: unknown zones, mixed architectures, AMI pins."""
+    """What keeps ``plan`` from being declared on ``target``: unknown zones, a name too long for EKS, mixed
+    architectures, AMI pins."""
     prefix = f"{path}." if path else ""
     problems = [
         Problem(f"{prefix}zones", "no private subnet in that zone", zone)
         for zone in plan.zones
         if zone not in target.subnets
     ]
+    if (too_long := node_group_name_problem(plan.node_group_name)) is not None:
+        problems.append(Problem(f"{prefix}name", too_long, plan.node_group_name))
     arches = plan.arches
     if len(arches) > 1:
         problems.append(Problem(f"{prefix}instanceTypes", "mixes CPU architectures", arches))
@@ -265,7 +270,7 @@ def declare_node_group(
     return aws.eks.NodeGroup(
         base,
         cluster_name=target.cluster_name,
-        node_group_name=plan.node_group_name,
+        node_group_name_prefix=node_group_name_prefix(plan.node_group_name),
         node_role_arn=node_role_arn,
         subnet_ids=[subnet for zone in plan.zones for subnet in target.subnets.get(zone, [])],
         ami_type=_ami_type(plan),

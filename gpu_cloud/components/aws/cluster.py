@@ -97,8 +97,8 @@ class GpuCluster(pulumi.ComponentResource):
     """The cluster's OIDC issuer URL."""
     kubeconfig: pulumi.Output[str]
     """A kubeconfig (JSON, secret) for a pulumi_kubernetes Provider; it authenticates with ``aws eks get-token``."""
-    system_node_group_name: str
-    """The EKS name of the system node group."""
+    system_node_group_name: pulumi.Output[str]
+    """The EKS name of the system node group (``system-`` and what EKS generated at creation)."""
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         addons = _check(args)
@@ -227,8 +227,9 @@ class GpuCluster(pulumi.ComponentResource):
             subnets={_ALL_SUBNETS: list(args.subnet_ids)},
             tags=args.tags,
         )
-        self.system_node_group_name = plan.node_group_name
-        return declare_node_group(name, self, plan, target, role.arn, attachments)
+        group = declare_node_group(name, self, plan, target, role.arn, attachments)
+        self.system_node_group_name = group.node_group_name
+        return group
 
 
 _ALL_SUBNETS = "all-private-subnets"

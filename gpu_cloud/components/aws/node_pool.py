@@ -42,8 +42,8 @@ class GpuNodePool(pulumi.ComponentResource):
     (unless a role is given), ``<name>-pg`` (placement), ``<name>-lt`` (launch template), ``<name>-nodes``.
     """
 
-    node_group_name: str
-    """The EKS node group name (the pool's name)."""
+    node_group_name: pulumi.Output[str]
+    """The EKS node group's name: the pool's name, a dash and what EKS generated at creation."""
     node_role_arn: pulumi.Output[str]
     """The nodes' IAM role."""
 
@@ -58,8 +58,8 @@ class GpuNodePool(pulumi.ComponentResource):
             raise ConfigError(problems)
         super().__init__("gpucloud:aws:GpuNodePool", name, None, opts)
         role_arn, depends_on = node_role(name, self, args.node_role_arn)
-        declare_node_group(name, self, plan, args.target, role_arn, depends_on)
-        self.node_group_name = plan.node_group_name
+        group = declare_node_group(name, self, plan, args.target, role_arn, depends_on)
+        self.node_group_name = group.node_group_name
         self.node_role_arn = role_arn
         self.register_outputs({"nodeGroupName": self.node_group_name, "nodeRoleArn": self.node_role_arn})
 

@@ -48,9 +48,9 @@ class SpotGpuGroup(pulumi.ComponentResource):
     ``<name>-ondemand``.
     """
 
-    spot_node_group_name: str
-    """The spot node group's EKS name."""
-    fallback_node_group_name: str | None
+    spot_node_group_name: pulumi.Output[str]
+    """The spot node group's EKS name (``<spec.name>-spot-`` and what EKS generated at creation)."""
+    fallback_node_group_name: pulumi.Output[str] | None
     """The on-demand fall-back node group's EKS name (None without a fall-back)."""
 
     def __init__(self, name: str, args: SpotGpuGroupArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -71,10 +71,9 @@ class SpotGpuGroup(pulumi.ComponentResource):
             raise ConfigError(problems)
         super().__init__("gpucloud:aws:SpotGpuGroup", name, None, opts)
         role_arn, depends_on = node_role(name, self, args.node_role_arn)
-        for plan in plans:
-            declare_node_group(name, self, plan, args.target, role_arn, depends_on)
-        self.spot_node_group_name = plans[0].node_group_name
-        self.fallback_node_group_name = plans[1].node_group_name if len(plans) > 1 else None
+        groups = [declare_node_group(name, self, plan, args.target, role_arn, depends_on) for plan in plans]
+        self.spot_node_group_name = groups[0].node_group_name
+        self.fallback_node_group_name = groups[1].node_group_name if len(groups) > 1 else None
         self.register_outputs(
             {"spotNodeGroupName": self.spot_node_group_name, "fallbackNodeGroupName": self.fallback_node_group_name}
         )

@@ -11,8 +11,9 @@ Advisory. A stack is non-prod when it is named and its name is not in ``prodStac
   that cannot be priced gets its own could-not-decide violation and is left out, never counted as zero.
 - On demand only (on the pool): a GPU node group or pool (as gpu-node-isolation defines it) with
   capacityType ON_DEMAND or unset (EKS) or spotStrategy NoSpot or unset (ACK), unless it is the declared
-  fall-back of a spot group: it is named ``<base>-ondemand`` and the stack holds a spot node group or pool
-  of the same type named ``<base>-spot`` -- the names SpotGpuGroup gives its two node groups.
+  fall-back of a spot group: it is named ``<base>-ondemand`` (EKS: or by the prefix ``<base>-ondemand-``) and
+  the stack holds a spot node group or pool of the same type named ``<base>-spot`` (or ``<base>-spot-``) -- the
+  names SpotGpuGroup gives its two node groups.
 """
 
 from __future__ import annotations
@@ -37,11 +38,19 @@ STACK: Final = "pulumi:pulumi:Stack"
 # a SpotGpuGroup named X creates the node groups X-spot and X-ondemand.
 SPOT_SUFFIX: Final = "-spot"
 FALLBACK_SUFFIX: Final = "-ondemand"
-# Per pool type: the inputs that name it in the cloud API (EKS nodeGroupName; ACK nodePoolName, or name,
-# its deprecated predecessor), the capacity input, and that input's on-demand and spot values (EKS API
-# CreateNodegroup capacityType; ACK NodePool spotStrategy). Unset means on demand on both.
+# components/aws/expander.py node_group_name_prefix: an EKS node group of pool X is named by the prefix "X-".
+PREFIX_SEPARATOR: Final = "-"
+# Per pool type: the inputs that name it in the cloud API (EKS nodeGroupName, or nodeGroupNamePrefix, the
+# name up to the part EKS generates, without its final "-"; ACK nodePoolName, or name, its deprecated
+# predecessor), the capacity input, and that input's on-demand and spot values (EKS API CreateNodegroup
+# capacityType; ACK NodePool spotStrategy). Unset means on demand on both.
 POOLS: Final[Mapping[str, tuple[tuple[str, ...], str, frozenset[str], frozenset[str]]]] = {
-    cm.AWS_NODE_GROUP: (("nodeGroupName",), "capacityType", frozenset({"on_demand"}), frozenset({"spot"})),
+    cm.AWS_NODE_GROUP: (
+        ("nodeGroupName", "nodeGroupNamePrefix"),
+        "capacityType",
+        frozenset({"on_demand"}),
+        frozenset({"spot"}),
+    ),
     cm.ALICLOUD_NODE_POOL: (
         ("nodePoolName", "name"),
         "spotStrategy",
@@ -87,7 +96,8 @@ def _capacity(resource: StackResource) -> str:
 
 def _pool_name(resource: StackResource) -> str | None:
     keys = POOLS[resource.type][0]
-    return next((name for key in keys if (name := as_text(resource.props.get(key), key))), None)
+    name = next((name for key in keys if (name := as_text(resource.props.get(key), key))), None)
+    return None if name is None else name.removesuffix(PREFIX_SEPARATOR)
 
 
 def _capacities(pools: Sequence[StackResource]) -> dict[tuple[str, str], str | None]:

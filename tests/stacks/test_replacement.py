@@ -1,0 +1,124 @@
+"""A change the cloud cannot make in place replaces a GPU node group without taking the pool down first: Pulumi
+creates the replacement, then deletes the old group.
+
+The chain, each link read at its source (2026-12-03):
+- terraform-provider-aws ``internal/service/eks/node_group.go`` (commit 012e0a32f0686212f447447fd3d81c3d0ce256ad)
+  marks ami_type, capacity_type, cluster_name, disk_size, instance_types, launch_template id/name,
+  node_group_name(_prefix), node_role_arn, remote_access and subnet_ids ForceNew: a change of any of them is a
+  replacement.
+- pulumi/pulumi ``pkg/resource/deploy/step_generator.go``: a replacement deletes first when the provider's Diff
+  asks for it (``diff.DeleteBeforeReplace``) or the resource option ``deleteBeforeReplace`` says so; otherwise it
+  creates the new resource first and deletes the old one last.
+- pulumi-terraform-bridge ``pkg/tfbridge/schema.go`` ``nameRequiresDeleteBeforeReplace``: the Diff asks for it when
+  the inputs hold an auto-named property that the auto-namer did not fill in (pulumi-aws has no UniqueNameFields
+  for node groups), and pulumi-aws ``provider/resources.go`` auto-names ``nodeGroupName`` of aws_eks_node_group.
+- A replacement created first must not collide with the old group's name: named by prefix, the group gets a name
+  Terraform generates at every create (``create.Name``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from typing import Any
+
+import pytest
+
+from gpu_cloud.components.aws.expander import asg_pattern, sample_asg_name
+from gpu_cloud.planner.engine import Plan, run_program
+from gpu_cloud.planner.model import RecordedResource
+from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
+from tests.stacks.test_environments import ROOT, of_type
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+AUTO_NAMED = {NODE_GROUP: "nodeGroupName"}
+"""The auto-named input of each pool type (pulumi-aws provider/resources.go ``tfbridge.AutoName``)."""
+FORCE_NEW = {
+    NODE_GROUP: {
+        "amiType",
+        "capacityType",
+        "clusterName",
+        "diskSize",
+        "instanceTypes",
+        "nodeGroupName",
+        "nodeGroupNamePrefix",
+        "nodeRoleArn",
+        "remoteAccess",
+        "subnetIds",
+    }
+}
+"""Top-level inputs whose change replaces the pool (terraform-provider-aws node_group.go ``ForceNew``)."""
+AWS_STACKS = ("dev", "staging", "prod")
+
+
+def replacement_steps(resource: RecordedResource) -> tuple[str, str]:
+    """The order in which the engine replaces ``resource``: ("delete", "create") or ("create", "delete")."""
+    provider_asks = AUTO_NAMED[resource.type] in resource.inputs
+    delete_first = resource.delete_before_replace or provider_asks
+    return ("delete", "create") if delete_first else ("create", "delete")
+
+
+def replaced_by(before: RecordedResource, after: RecordedResource) -> set[str]:
+    """The ForceNew inputs that differ between two plans of one resource: their values, or the resources their
+    values come from (ids unknown offline, such as subnet ids, are known and differ in a real preview)."""
+
+    def source(r: RecordedResource, key: str) -> tuple[Any, set[str]]:
+        return r.inputs.get(key), set(r.property_dependencies.get(key, ()))
+
+    return {key for key in FORCE_NEW[before.type] if source(before, key) != source(after, key)}
+
+
+@cache
+def changed_prod() -> Plan:
+    """prod planned with two changes EKS cannot make in place: the spot group's instance types reordered (as
+    adding or removing one would; aws.md D2's example), and the training pool moved to the next zone."""
+    project = load_project(ROOT)
+    settings = load_stack(project, "prod")
+    config = dict(settings.config)
+    spot = json.loads(config["gpu-cloud:spotGroups"])
+    spot[0]["instanceTypes"] = list(reversed(spot[0]["instanceTypes"]))
+    pools = json.loads(config["gpu-cloud:nodePools"])
+    zones = [subnet["zone"] for subnet in json.loads(config["gpu-cloud:network"])["privateSubnets"]]
+    pools[0]["zones"] = [zones[(zones.index(pools[0]["zones"][0]) + 1) % len(zones)]]
+    config |= {"gpu-cloud:spotGroups": json.dumps(spot), "gpu-cloud:nodePools": json.dumps(pools)}
+    changed = type(settings)(settings.name, settings.file, config, settings.secret_keys)
+    return run_program(project, changed, load_stack_outputs(project))
+
+
+@pytest.mark.parametrize("stack", AWS_STACKS)
+def test_every_node_group_is_replaced_create_first(stack: str) -> None:
+    groups = of_type(stack, NODE_GROUP)
+    assert groups
+    assert {r.name: replacement_steps(r) for r in groups} == {r.name: ("create", "delete") for r in groups}
+    assert all(r.inputs["nodeGroupNamePrefix"].endswith("-") for r in groups)
+
+
+def test_a_force_new_change_plans_the_replacement_before_the_delete() -> None:
+    before = {r.urn: r for r in of_type("prod", NODE_GROUP)}
+    replaced = {
+        r.name: (replaced_by(before[r.urn], r), replacement_steps(r))
+        for r in changed_prod().resources
+        if r.type == NODE_GROUP and replaced_by(before[r.urn], r)
+    }
+    assert replaced == {
+        "prod-training-spot-spot": ({"instanceTypes"}, ("create", "delete")),
+        "prod-training-spot-ondemand": ({"instanceTypes"}, ("create", "delete")),
+        "prod-training-h100-nodes": ({"subnetIds"}, ("create", "delete")),
+    }
+
+
+@pytest.mark.parametrize("pool", ["training-spot-spot", "training-spot-ondemand", "training-h100"])
+def test_old_and_new_node_group_rank_alike_while_both_exist(pool: str) -> None:
+    # Both live side by side under one prefix, so the new group's ASG matches the old one's expander pattern.
+    (group,) = [r for r in changed_prod().resources if r.inputs.get("nodeGroupNamePrefix") == f"{pool}-"]
+    assert re.search(asg_pattern(pool), sample_asg_name(pool))
+    assert group.inputs["nodeGroupNamePrefix"] == f"{pool}-"
+
+
+def test_a_node_group_given_its_name_would_be_deleted_first() -> None:
+    # The rule the tests above rely on, on the inputs gpu-cloud sent before it named node groups by prefix.
+    (group, *_) = of_type("prod", NODE_GROUP)
+    named = {k: v for k, v in group.inputs.items() if k != "nodeGroupNamePrefix"} | {"nodeGroupName": "system"}
+    legacy = RecordedResource(**{**vars(group), "inputs": named})
+    assert replacement_steps(legacy) == ("delete", "create")
