@@ -15,7 +15,10 @@ from typing import Any
 
 from gpu_cloud.components.catalog import Cloud
 
-__all__ = ["CidrLimits", "CloudLimits", "TagLimits", "limits"]
+__all__ = ["ZONE_SEPARATOR", "CidrLimits", "CloudLimits", "TagLimits", "limits"]
+
+ZONE_SEPARATOR = {Cloud.AWS: "", Cloud.ALICLOUD: "-"}
+"""What separates a zone's letter from its region's name: ``us-east-1a`` (AWS), ``cn-hangzhou-h`` (Alibaba Cloud)."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from ipaddress import IPv4Network
 from typing import TYPE_CHECKING
 
 from gpu_cloud.components.catalog import Cloud
-from gpu_cloud.components.cloud_limits import limits
+from gpu_cloud.components.cloud_limits import ZONE_SEPARATOR, limits
 
 if TYPE_CHECKING:
     from gpu_cloud.components.spec import (
@@ -82,7 +82,7 @@ def zone_problems(config: StackConfig) -> list[Problem]:
     """A subnet's zone that is not a zone of its region: exactly one of the region's listed zones, or, where no zone
     list was sourced, the region's name and one zone letter (``us-east-1a``, ``cn-hangzhou-h``)."""
     cloud_limits = limits(config.cloud)
-    separator = "" if config.cloud is Cloud.AWS else "-"
+    separator = ZONE_SEPARATOR[config.cloud]
     problems = []
     for path, peer, subnet in _subnets(config):
         region = config.peering.peer_region if peer and config.peering is not None else config.region
