@@ -13,7 +13,7 @@ from ipaddress import IPv4Network
 from typing import TYPE_CHECKING
 
 from gpu_cloud.components.catalog import Cloud
-from gpu_cloud.components.cloud_limits import limits
+from gpu_cloud.components.cloud_limits import ZONE_SEPARATOR, limits
 
 if TYPE_CHECKING:
     from gpu_cloud.components.spec import (
@@ -34,6 +34,7 @@ __all__ = [
     "namespace_problems",
     "region_problems",
     "stack_reference_problems",
+    "subnet_capacity_problems",
     "tag_problems",
     "zone_problems",
 ]
@@ -82,7 +83,7 @@ def zone_problems(config: StackConfig) -> list[Problem]:
     """A subnet's zone that is not a zone of its region: exactly one of the region's listed zones, or, where no zone
     list was sourced, the region's name and one zone letter (``us-east-1a``, ``cn-hangzhou-h``)."""
     cloud_limits = limits(config.cloud)
-    separator = "" if config.cloud is Cloud.AWS else "-"
+    separator = ZONE_SEPARATOR[config.cloud]
     problems = []
     for path, peer, subnet in _subnets(config):
         region = config.peering.peer_region if peer and config.peering is not None else config.region
@@ -112,6 +113,55 @@ def cidr_problems(config: StackConfig) -> list[Problem]:
         for path, network in ranges
         if not low <= network.prefixlen <= high
     ]
+
+
+def _node_groups(config: StackConfig) -> list[tuple[str, tuple[str, ...], int, tuple[str, ...]]]:
+    """(name, instance types, most nodes, zones) of every node group the cloud components declare: the system pool
+    over every zone, each GPU pool over its zones (all when none), and each spot group's spot and on-demand fall-back
+    groups over every zone; both of a spot group's groups may be at their maximum at once."""
+    every = config.network.zones
+    system = config.cluster.system_instance_types or spec.DEFAULT_SYSTEM_INSTANCE_TYPES[config.cloud]
+    groups = [(spec.SYSTEM_POOL_NAME, system, config.cluster.system_max_size, every)]
+    groups += [(p.name, p.instance_types, p.max_size, p.zones or every) for p in config.node_pools]
+    for g in config.spot_groups:
+        groups.append((f"{g.name} (spot)", g.instance_types, g.max_size, every))
+        if g.on_demand_fallback:
+            groups.append((f"{g.name} (on-demand)", g.instance_types, g.fallback_max_size or g.max_size, every))
+    return groups
+
+
+def subnet_capacity_problems(config: StackConfig) -> list[Problem]:
+    """A zone whose private subnets cannot hold the addresses the nodes placed there may take (AWS).
+
+    The VPC CNI gives every pod an address of its node's subnet, so a node can take up to its network interfaces x
+    IPv4 addresses per interface (``CloudLimits.node_addresses``). A node group may run all its nodes in any one of
+    its zones, so a zone must hold, over every node group using it (``_node_groups``), its most nodes x the most
+    addresses of its instance types; the zone holds its private subnets' addresses less those the cloud reserves in
+    each. A type without a sourced address count adds nothing. Alibaba Cloud is not checked: the addresses Terway
+    takes per ECS type and the addresses a vSwitch reserves were not sourced."""
+    cloud_limits = limits(config.cloud)
+    reserved = cloud_limits.cidr.reserved_per_subnet
+    if reserved is None or not cloud_limits.node_addresses:
+        return []
+    problems = []
+    for zone in config.network.zones:
+        subnets = [(i, s) for i, s in enumerate(config.network.private_subnets) if s.zone == zone]
+        usable = sum(s.cidr.num_addresses - reserved for _, s in subnets)
+        taken = []
+        for name, types, nodes, zones in _node_groups(config):
+            addresses = max((cloud_limits.node_addresses.get(t, 0) for t in types), default=0)
+            if zone in zones and addresses:
+                taken.append((name, nodes, addresses))
+        need = sum(nodes * addresses for _, nodes, addresses in taken)
+        if need > usable:
+            groups = ", ".join(f"{name} {nodes} x {addresses}" for name, nodes, addresses in taken)
+            message = (
+                f"the private subnets of zone {zone} hold {usable} addresses, but the nodes there may take {need} "
+                f"with their pods ({groups})"
+            )
+            first, subnet = subnets[0]
+            problems.append(_problem(f"network.privateSubnets.{first}.cidr", message, str(subnet.cidr)))
+    return problems
 
 
 def tag_problems(config: StackConfig) -> list[Problem]:

@@ -23,12 +23,14 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from pydantic.alias_generators import to_camel
 
 from gpu_cloud.components.catalog import Cloud, lookup
+from gpu_cloud.components.cloud_limits import limits
 from gpu_cloud.components.versions import DEFAULT_KUBERNETES_VERSION, version_problem
 
 __all__ = [
     "ACK_SERVICE_CIDR",
     "AWS_TLS13_SSL_POLICIES",
     "CONFIG_NAMESPACE",
+    "DEFAULT_SYSTEM_INSTANCE_TYPES",
     "SPOT_NOTICE_SECONDS",
     "SYSTEM_POOL_NAME",
     "AccessSpec",
@@ -89,6 +91,13 @@ ACK_SERVICE_CIDR = IPv4Network("172.21.0.0/20")
 
 SYSTEM_POOL_NAME = "system"
 """The name of the untainted, non-GPU pool every cluster gets for its add-ons; no GPU pool may take it."""
+
+DEFAULT_SYSTEM_INSTANCE_TYPES: Mapping[Cloud, tuple[str, ...]] = {
+    Cloud.AWS: ("m6i.xlarge",),
+    Cloud.ALICLOUD: ("ecs.g7.xlarge",),
+}
+"""Default types of the system pool per cloud, when ``cluster.systemInstanceTypes`` is empty (why these:
+``components.aws.cluster`` and ``components.alicloud.cluster``, ``SYSTEM_INSTANCE_TYPES``)."""
 
 # Instance type names (EC2 User Guide, "Amazon EC2 instance type naming conventions": family, generation,
 # attributes, a dot, the size; ECS: "ecs.<family>.<size>", Alibaba Cloud ECS "Instance type naming").
@@ -790,14 +799,19 @@ def spot_problems(cloud: Cloud, group: SpotGroupSpec, path: str = "") -> list[Pr
 
 
 def system_pool_problems(cloud: Cloud, cluster: ClusterSpec, path: str = "") -> list[Problem]:
-    """What is wrong with the cluster's system pool types on ``cloud``: not instance type names of that cloud, or
-    GPU/accelerated types (the system pool is untainted; a GPU there would take any pod)."""
+    """What is wrong with the cluster's system pool types on ``cloud``: not instance type names of that cloud, not a
+    type the cloud has (AWS: EC2's InstanceType list in botocore's model, ``ec2_facts.json``; Alibaba Cloud has no
+    sourced list, so its names are checked by form only), or GPU/accelerated types (the system pool is untainted; a
+    GPU there would take any pod)."""
     prefix = f"{path}." if path else ""
+    known = limits(cloud).instance_types
     problems = []
     for i, name in enumerate(cluster.system_instance_types):
         where = f"{prefix}systemInstanceTypes.{i}"
         if not _INSTANCE_TYPE_NAMES[cloud].match(name):
             problems.append(Problem(where, f"not a {cloud.value} instance type name", name))
+        elif known is not None and name not in known:
+            problems.append(Problem(where, f"not an instance type of {cloud.value}", name))
         elif lookup(cloud, name) is not None or _ACCELERATED_FAMILIES[cloud].match(name):
             problems.append(Problem(where, "a GPU or accelerated type; the system pool runs CPU types only", name))
     return problems
@@ -1379,6 +1393,7 @@ from gpu_cloud.components import refusals as _refusals  # noqa: E402
 
 _check("cloud", "region", "peering")(_refusals.region_problems)
 _check("cloud", "region", "network", "peering")(_refusals.zone_problems)
+_check("cloud", "network", "cluster", "node_pools", "spot_groups")(_refusals.subnet_capacity_problems)
 _check("cloud", "network", "deploy", "peering")(_refusals.cidr_problems)
 _check("cloud", "tags")(_refusals.tag_problems)
 _check("cloud", "cluster", "network")(_refusals.log_retention_problems)

@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.cloud_limits import ZONE_SEPARATOR, limits
+
 __all__ = ["ACCOUNT_ID", "ALICLOUD_ACCOUNT_ID", "answer"]
 
 ACCOUNT_ID = "123456789012"
@@ -18,16 +21,6 @@ ACCOUNT_ID = "123456789012"
 ALICLOUD_ACCOUNT_ID = "1234567890123456"
 """The Alibaba Cloud account id the plan pretends to run in."""
 
-# Zones per region as the providers list them; regions not listed get zones a, b and c.
-_AWS_ZONES: Mapping[str, tuple[str, ...]] = {
-    "us-east-1": ("us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d", "us-east-1f"),
-    "us-west-2": ("us-west-2a", "us-west-2b", "us-west-2c", "us-west-2d"),
-}
-_ALICLOUD_ZONES: Mapping[str, tuple[str, ...]] = {
-    "cn-hangzhou": ("cn-hangzhou-h", "cn-hangzhou-i", "cn-hangzhou-j", "cn-hangzhou-k"),
-    "cn-shanghai": ("cn-shanghai-e", "cn-shanghai-f", "cn-shanghai-g", "cn-shanghai-l"),
-}
-
 Answer = Callable[[Mapping[str, Any], str], dict[str, Any]]
 
 
@@ -35,8 +28,14 @@ def _aws_partition(region: str) -> str:
     return "aws-cn" if region.startswith("cn-") else "aws"
 
 
+def _zones(cloud: Cloud, region: str) -> list[str]:
+    """The zones of ``region``: those the stack config checks accept (components.cloud_limits), or zones a, b and c
+    where no zone list was sourced."""
+    return list(limits(cloud).zones.get(region, tuple(f"{region}{ZONE_SEPARATOR[cloud]}{z}" for z in "abc")))
+
+
 def _aws_zones(args: Mapping[str, Any], region: str) -> dict[str, Any]:
-    names = list(_AWS_ZONES.get(region, tuple(f"{region}{z}" for z in "abc")))
+    names = _zones(Cloud.AWS, region)
     return {
         "id": region,
         "names": names,
@@ -89,7 +88,7 @@ def _aws_ami(args: Mapping[str, Any], region: str) -> dict[str, Any]:
 
 
 def _alicloud_zones(args: Mapping[str, Any], region: str) -> dict[str, Any]:
-    ids = list(_ALICLOUD_ZONES.get(region, tuple(f"{region}-{z}" for z in "abc")))
+    ids = _zones(Cloud.ALICLOUD, region)
     return {"id": region, "ids": ids, "zones": [{"id": zone, "localName": zone} for zone in ids]}
 
 

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import botocore
 
-from gpu_cloud.components.catalog import Cloud
-from gpu_cloud.components.cloud_limits import limits
+from gpu_cloud.components.catalog import Cloud, instance_types
+from gpu_cloud.components.cloud_limits import ZONE_SEPARATOR, limits
 from gpu_cloud.components.k8s.addons import MONITORING_NAMESPACE, SYSTEM_NAMESPACE
 from gpu_cloud.components.k8s.queueing import JOBSET_NAMESPACE, KUEUE_NAMESPACE
 from gpu_cloud.components.refusals import SYSTEM_NAMESPACES
+from gpu_cloud.components.spec import DEFAULT_SYSTEM_INSTANCE_TYPES
+from gpu_cloud.planner import canned
 
 BOTOCORE_DATA = Path(botocore.__file__).parent / "data"
 
@@ -36,12 +38,42 @@ def test_aws_log_retention_values_are_the_cloudwatch_logs_models() -> None:
 
 
 def test_zones_are_named_for_their_region() -> None:
-    for cloud, separator in ((Cloud.AWS, ""), (Cloud.ALICLOUD, "-")):
+    for cloud in Cloud:
         for region, zones in limits(cloud).zones.items():
             assert region in limits(cloud).regions
-            assert all(re.fullmatch(re.escape(region + separator) + "[a-z]", z) for z in zones), zones
+            assert all(re.fullmatch(re.escape(region + ZONE_SEPARATOR[cloud]) + "[a-z]", z) for z in zones), zones
 
 
 def test_the_add_on_namespaces_are_system_namespaces() -> None:
     assert {MONITORING_NAMESPACE, KUEUE_NAMESPACE, JOBSET_NAMESPACE} <= SYSTEM_NAMESPACES
     assert SYSTEM_NAMESPACE.startswith("kube-")
+
+
+def test_the_planners_canned_zones_are_the_zones_the_config_checks_accept() -> None:
+    tokens = {
+        Cloud.AWS: ("aws:index/getAvailabilityZones:getAvailabilityZones", "names"),
+        Cloud.ALICLOUD: ("alicloud:index/getZones:getZones", "ids"),
+    }
+    for cloud, (token, field) in tokens.items():
+        for region in limits(cloud).regions:
+            found = canned.answer(token, {}, region)
+            assert found is not None
+            listed = limits(cloud).zones.get(region)
+            if listed is not None:
+                assert tuple(found[field]) == listed
+            else:
+                assert found[field] == [f"{region}{ZONE_SEPARATOR[cloud]}{z}" for z in "abc"]
+
+
+def test_aws_instance_types_are_the_ec2_models() -> None:
+    model = json.loads(gzip.decompress((BOTOCORE_DATA / "ec2/2016-11-15/service-2.json.gz").read_bytes()))
+    assert limits(Cloud.AWS).instance_types == frozenset(model["shapes"]["InstanceType"]["enum"])
+    assert limits(Cloud.ALICLOUD).instance_types is None
+
+
+def test_every_aws_type_the_project_runs_has_its_vpc_cni_addresses() -> None:
+    """The catalog's GPU types and the default system types: the subnet check counts each node's addresses."""
+    running = {t.name for t in instance_types(Cloud.AWS)} | set(DEFAULT_SYSTEM_INSTANCE_TYPES[Cloud.AWS])
+    assert running <= set(limits(Cloud.AWS).node_addresses)
+    assert running <= limits(Cloud.AWS).instance_types
+    assert limits(Cloud.ALICLOUD).node_addresses == {}

@@ -225,6 +225,62 @@ def test_an_alibaba_vswitch_too_small(project: Path, capsys: pytest.CaptureFixtu
     ]
 
 
+# -- Subnets too small for the nodes and pods of their pools (AWS: the VPC CNI gives each pod an address of its node's
+# subnet; a node takes up to its interfaces x IPv4 addresses per interface, ec2_facts.json; 5 reserved per subnet).
+
+
+def test_zones_whose_subnets_cannot_hold_their_nodes_and_pods(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["network"]["privateSubnets"][0]["cidr"] = "10.20.0.0/21"
+        c["network"]["privateSubnets"][1]["cidr"] = "10.20.64.0/22"
+
+    # p5.48xlarge: 2 interfaces x 50 addresses; g5.2xlarge and m6i.xlarge: 4 x 15. The EFA training pool runs in
+    # us-east-1a only; a spot group's spot and on-demand groups may both be full.
+    assert refused(project, capsys, "prod", mutate) == [
+        "gpu-cloud:network.privateSubnets.0.cidr: the private subnets of zone us-east-1a hold 2043 addresses, but the "
+        "nodes there may take 2720 with their pods (system 4 x 60, training-h100 8 x 100, inference-a10g 16 x 60, "
+        "training-spot (spot) 8 x 60, training-spot (on-demand) 4 x 60) (got 10.20.0.0/21)",
+        "gpu-cloud:network.privateSubnets.1.cidr: the private subnets of zone us-east-1b hold 1019 addresses, but the "
+        "nodes there may take 1920 with their pods (system 4 x 60, inference-a10g 16 x 60, training-spot (spot) "
+        "8 x 60, training-spot (on-demand) 4 x 60) (got 10.20.64.0/22)",
+    ]
+
+
+def test_a_zone_counts_every_subnet_it_has(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        subnets = c["network"]["privateSubnets"]
+        subnets[0]["cidr"] = "10.10.0.0/25"
+        subnets.append({"zone": "us-east-1a", "cidr": "10.10.0.128/25"})
+        c["spotGroups"][0]["maxSize"] = 2
+        c["spotGroups"][0]["fallbackMaxSize"] = 2
+        c["cluster"] = {"systemMaxSize": 2}
+
+    # Two /25 subnets in us-east-1a: 2 x (128 - 5) = 246 addresses; the nodes there may take 6 x 60 = 360.
+    assert refused(project, capsys, "dev", mutate) == [
+        "gpu-cloud:network.privateSubnets.0.cidr: the private subnets of zone us-east-1a hold 246 addresses, but the "
+        "nodes there may take 360 with their pods (system 2 x 60, inference-spot (spot) 2 x 60, inference-spot "
+        "(on-demand) 2 x 60) (got 10.10.0.0/25)"
+    ]
+
+
+# -- System pool types: EC2's own list (botocore's InstanceType enum, ec2_facts.json), never a GPU or accelerated type.
+
+
+def test_system_types_ec2_does_not_have_or_with_accelerators(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["cluster"]["systemInstanceTypes"] = ["m6i.huge", "g5.xlarge", "inf2.xlarge", "m7i.2xlarge"]
+
+    assert refused(project, capsys, "prod", mutate) == [
+        "gpu-cloud:cluster.systemInstanceTypes.0: not an instance type of aws (got m6i.huge)",
+        "gpu-cloud:cluster.systemInstanceTypes.1: a GPU or accelerated type; the system pool runs CPU types only "
+        "(got g5.xlarge)",
+        "gpu-cloud:cluster.systemInstanceTypes.2: a GPU or accelerated type; the system pool runs CPU types only "
+        "(got inf2.xlarge)",
+    ]
+
+
 # -- Pools, services and namespaces that make no sense.
 
 

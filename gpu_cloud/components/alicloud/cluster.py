@@ -18,6 +18,7 @@ from gpu_cloud.components.naming import ACK_CLUSTER, physical_name
 from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import (
     ACK_SERVICE_CIDR,
+    DEFAULT_SYSTEM_INSTANCE_TYPES,
     SYSTEM_POOL_NAME,
     ClusterSpec,
     NetworkSpec,
@@ -28,7 +29,7 @@ from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES, version_probl
 
 __all__ = ["ADDONS", "CLUSTER_TAG_KEY", "SERVICE_CIDR", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]
 
-SYSTEM_INSTANCE_TYPES = ("ecs.g7.xlarge",)
+SYSTEM_INSTANCE_TYPES = DEFAULT_SYSTEM_INSTANCE_TYPES[Cloud.ALICLOUD]
 """Default types of the system node pool: 4 vCPUs and 16 GiB. ACK refuses node types with fewer than 4 vCPUs
 (e.g. ecs.g6.large) and, with Terway in shared-ENI mode, types whose (ENIs - 1) x IPs per ENI is 11 or less
 (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/

@@ -17,7 +17,14 @@ from gpu_cloud.components.aws.kms import key_use_statement
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.naming import EKS_CLUSTER, physical_name
 from gpu_cloud.components.protection import protection
-from gpu_cloud.components.spec import SYSTEM_POOL_NAME, ClusterSpec, ConfigError, Problem, system_pool_problems
+from gpu_cloud.components.spec import (
+    DEFAULT_SYSTEM_INSTANCE_TYPES,
+    SYSTEM_POOL_NAME,
+    ClusterSpec,
+    ConfigError,
+    Problem,
+    system_pool_problems,
+)
 from gpu_cloud.components.versions import (
     EKS_ADDON_VERSIONS,
     EKS_NODE_MONITORING_AGENT_ADDON,
@@ -27,7 +34,7 @@ from gpu_cloud.components.versions import (
 
 __all__ = ["CONTROL_PLANE_LOG_TYPES", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]
 
-SYSTEM_INSTANCE_TYPES = ("m6i.xlarge",)
+SYSTEM_INSTANCE_TYPES = DEFAULT_SYSTEM_INSTANCE_TYPES[Cloud.AWS]
 """Default types of the system node group: 4 vCPUs and 16 GiB (EC2 M6i general purpose instances,
 aws.amazon.com/ec2/instance-types/m6i/), room for coredns, the cluster autoscaler, kube-prometheus-stack and
 prometheus-adapter on two nodes; 58 pods per node with the VPC CNI (amazon-eks-ami eni-max-pods.txt), where
