@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from ipaddress import IPv4Network
 from typing import Any
 
 import pulumi
@@ -30,6 +31,11 @@ class BootstrapConfig:
     """The roles the runner may assume to run ``pulumi up`` (AWS IAM role ARNs / Alibaba RAM role ARNs)."""
     runner_network: NetworkSpec
     """The deploy runner's VPC: every environment peers with it (``deploy.runnerVpcCidr``)."""
+    environment_vpc_cidrs: list[IPv4Network]
+    """The VPC ranges of the environments the runner deploys (their ``network.vpcCidr``). Alibaba: the runner's
+    security group lets it reach their Kubernetes API (TCP 6443) there and nowhere else inside the cloud network;
+    required, since a runner that reaches no API deploys nothing. AWS: unused (the runner's HTTPS egress covers
+    the EKS API)."""
 
 
 def _problem(field: str, message: str, value: Any) -> Problem:
@@ -62,6 +68,11 @@ def load() -> BootstrapConfig:
     if not isinstance(deployers, list) or not all(isinstance(d, str) and d for d in deployers):
         problems.append(_problem("deployerRoleArns", "must be a list of role ARNs", deployers))
         deployers = []
+    environments = _cidrs(config.get_object("environmentVpcCidrs") or [], problems)
+    if cloud is Cloud.ALICLOUD and not environments:
+        problems.append(
+            _problem("environmentVpcCidrs", "required on alicloud: the runner would reach no environment's API", [])
+        )
     network: NetworkSpec | None = None
     try:
         network = NetworkSpec.model_validate(config.get_object("runnerNetwork"))
@@ -70,4 +81,18 @@ def load() -> BootstrapConfig:
         problems += validation_problems(err, f"{NAMESPACE}:runnerNetwork")
     if problems or cloud is None or network is None:
         raise ConfigError(problems)
-    return BootstrapConfig(cloud, region, dict(tags), list(deployers), network)
+    return BootstrapConfig(cloud, region, dict(tags), list(deployers), network, environments)
+
+
+def _cidrs(value: Any, problems: list[Problem]) -> list[IPv4Network]:
+    """The IPv4 ranges listed in ``environmentVpcCidrs``; each one that is not a range is a problem."""
+    if not isinstance(value, list):
+        problems.append(_problem("environmentVpcCidrs", "must be a list of IPv4 CIDR ranges", value))
+        return []
+    cidrs: list[IPv4Network] = []
+    for i, item in enumerate(value):
+        try:
+            cidrs.append(IPv4Network(item))
+        except (TypeError, ValueError):
+            problems.append(_problem(f"environmentVpcCidrs[{i}]", "must be an IPv4 CIDR range", item))
+    return cidrs
