@@ -73,9 +73,7 @@ SERVICE_ROLES: tuple[ServiceRole, ...] = (
     ServiceRole("AliyunCSManagedNetworkRole", _CS, "AliyunCSManagedNetworkRolePolicy", "Terway (terway-eniip)"),
     ServiceRole("AliyunCSManagedCsiRole", _CS, "AliyunCSManagedCsiRolePolicy", "CSI storage add-ons"),
     ServiceRole("AliyunCSManagedCsiPluginRole", _CS, "AliyunCSManagedCsiPluginRolePolicy", "csi-plugin"),
-    ServiceRole(
-        "AliyunCSManagedCsiProvisionerRole", _CS, "AliyunCSManagedCsiProvisionerRolePolicy", "csi-provisioner"
-    ),
+    ServiceRole("AliyunCSManagedCsiProvisionerRole", _CS, "AliyunCSManagedCsiProvisionerRolePolicy", "csi-provisioner"),
     ServiceRole("AliyunCSKubernetesAuditRole", _CS, "AliyunCSKubernetesAuditRolePolicy", "API server audit to SLS"),
     ServiceRole("AliyunCSManagedLogRole", _CS, "AliyunCSManagedLogRolePolicy", "control-plane logs to SLS"),
     ServiceRole("AliyunCSManagedCmsRole", _CS, "AliyunCSManagedCmsRolePolicy", "ACK quick authorization"),
@@ -86,9 +84,7 @@ SERVICE_ROLES: tuple[ServiceRole, ...] = (
         "AliyunCSManagedSecurityRole", _CS, "AliyunCSManagedSecurityRolePolicy", "Secret encryption with the KMS key"
     ),
     ServiceRole("AliyunCSManagedNlcRole", _CS, "AliyunCSManagedNlcRolePolicy", "managed node pools, auto repair"),
-    ServiceRole(
-        "AliyunCSManagedAutoScalerRole", _CS, "AliyunCSManagedAutoScalerRolePolicy", "node pool auto scaling"
-    ),
+    ServiceRole("AliyunCSManagedAutoScalerRole", _CS, "AliyunCSManagedAutoScalerRolePolicy", "node pool auto scaling"),
     ServiceRole(
         "AliyunOOSLifecycleHook4CSRole",
         "oos.aliyuncs.com",
@@ -98,8 +94,8 @@ SERVICE_ROLES: tuple[ServiceRole, ...] = (
     # ECS disks encrypted with a customer key: "the system creates a system RAM role named
     # AliyunECSDiskEncryptDefaultRole ... ECS assumes this role to use the CMK in KMS" (ECS, "Encryption-related
     # permissions", https://help.aliyun.com/en/ecs/user-guide/encryption-related-permissions, read 2026-12-03); its
-    # default policy is AliyunECSDiskEncryptRolePolicy (ECS user guide, "访问控制RAM介绍": "AliyunECSDiskEncryptDefaultRole
-    # ... 对应的默认权限策略为AliyunECSDiskEncryptRolePolicy").
+    # default policy is AliyunECSDiskEncryptRolePolicy (ECS user guide, "访问控制RAM介绍":
+    # "AliyunECSDiskEncryptDefaultRole ... 对应的默认权限策略为AliyunECSDiskEncryptRolePolicy").
     ServiceRole(
         "AliyunECSDiskEncryptDefaultRole",
         "ecs.aliyuncs.com",
