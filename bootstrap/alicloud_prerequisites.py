@@ -12,7 +12,10 @@ already exists (ACK was used before), ``pulumi up`` fails with EntityAlreadyExis
 
 Cloud Data Transfer (CDT), which CreateVpcPeerConnection requires, has no resource or data source in
 pulumi-alicloud 4.0.0 (no ``cdt`` module; no data source calls OpenCdtService): docs/deploy.md gives the preflight
-command that checks it and the one that activates it.
+command that checks it (GetCdtServiceStatus, API version 2021-08-13, endpoint cdt.aliyuncs.com: CDT, "Make API
+requests", https://www.alibabacloud.com/help/doc-detail/337839.htm) and the one that activates it
+(CreateVpcPeerConnection: "To activate CDT, call the OpenCdtService operation",
+https://alibabacloud.com/help/tc/vpc/api-createvpcpeer; both read 2026-12-03).
 """
 
 from __future__ import annotations
