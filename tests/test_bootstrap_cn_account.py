@@ -135,7 +135,7 @@ def test_deploy_md_lists_every_service_role_with_its_import_commands() -> None:
     ("cidrs", "message"),
     [
         (None, r"gpu-cloud-bootstrap:environmentVpcCidrs: required on alicloud: the runner would reach no"),
-        (["10.30.0.0/16", "10.30.0.1/16"], r"gpu-cloud-bootstrap:environmentVpcCidrs\[1\]: must be an IPv4 CIDR range"),
+        (["10.30.0.0/16", "10.30.0.1/16"], r"gpu-cloud-bootstrap:environmentVpcCidrs\.1: must be an IPv4 CIDR range"),
         ("10.30.0.0/16", r"gpu-cloud-bootstrap:environmentVpcCidrs: must be a list of IPv4 CIDR ranges"),
     ],
 )
@@ -146,3 +146,31 @@ def test_bad_environment_ranges_name_the_field_and_value(cidrs: object, message:
         config["gpu-cloud-bootstrap:environmentVpcCidrs"] = json.dumps(cidrs)
     with pytest.raises(PlanError, match=message):
         _plan(config)
+
+
+@pytest.mark.parametrize(
+    ("zones", "message"),
+    [
+        (
+            ["cn-hangzhou-b", "cn-hangzhou-j"],
+            r"gpu-cloud-bootstrap:runnerNetwork.privateSubnets.0.zone: no KMS software instance there; one of "
+            r"cn-hangzhou-e, .*, cn-hangzhou-k \(got cn-hangzhou-b\)",
+        ),
+        (  # two zones in the network, but the KMS instance takes the first two subnets
+            ["cn-hangzhou-k", "cn-hangzhou-k", "cn-hangzhou-j"],
+            r"gpu-cloud-bootstrap:runnerNetwork.privateSubnets.1.zone: the KMS instance needs two zones",
+        ),
+    ],
+)
+def test_the_kms_instance_zones_must_be_two_that_host_kms_software_instances(zones: list[str], message: str) -> None:
+    config = dict(load_stack(load_project(BOOTSTRAP), "shared-cn").config)
+    network = json.loads(config["gpu-cloud-bootstrap:runnerNetwork"])
+    network["privateSubnets"] = [{"zone": zone, "cidr": f"10.251.0.{64 * i}/26"} for i, zone in enumerate(zones)]
+    config["gpu-cloud-bootstrap:runnerNetwork"] = json.dumps(network)
+    with pytest.raises(PlanError, match=message):
+        _plan(config)
+
+
+def test_the_shipped_kms_zones_host_kms_software_instances(plan: Plan) -> None:
+    [instance] = _of_type(plan, "alicloud:kms/instance:Instance")
+    assert set(instance.inputs["zoneIds"]) <= {f"cn-hangzhou-{z}" for z in "efghijk"}  # KMS "Regions and zones"
