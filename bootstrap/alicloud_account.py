@@ -67,8 +67,9 @@ def build(config: BootstrapConfig) -> None:
     network = PrivateNetwork("runner-network", PrivateNetworkArgs(spec=spec, tags=tags), opts)
 
     # The instance spans two zones: the runner's first two vSwitches, paired with their zones by position (the "2:2"
-    # combination of kms.Instance zone_ids/vswitch_ids); settings.py checks they are two KMS software-instance zones. Cloud services (ACK, ECS disks, OSS) use its keys through
-    # the KMS API; the VPC binding serves applications in the runner VPC.
+    # combination of kms.Instance zone_ids/vswitch_ids); settings.py checks they are two KMS software-instance zones.
+    # Cloud services (ACK, ECS disks, OSS) use its keys through the KMS API; the VPC binding serves applications in
+    # the runner VPC.
     instance = alicloud.kms.Instance(
         "kms-instance",
         instance_name="gpucloud-kms",
