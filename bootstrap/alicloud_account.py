@@ -40,19 +40,27 @@ RUNNER_EGRESS: tuple[tuple[str, str, str, str], ...] = (
     # http://100.100.100.200/latest/meta-data/ram/security-credentials/<role> (the Java SDK's
     # ECSMetadataServiceCredentialsFetcher and its test, read 2026-12-03).
     ("metadata", "tcp", "80/80", "100.100.100.200/32"),
+    # Alibaba Cloud's NTP server: Alibaba Cloud Linux's chrony syncs with ntp.cloud.aliyuncs.com, whose VPC address
+    # is 100.100.61.88 (ECS, "Synchronize ECS instance clocks with Alibaba Cloud NTP servers", chronyc tracking
+    # "Reference ID : 64643D58 (100.100.61.88)",
+    # https://www.alibabacloud.com/help/en/ecs/user-guide/alibaba-cloud-ntp-server, read 2026-12-03): signed API
+    # requests need a correct clock.
+    ("ntp", "udp", "123/123", "100.100.61.88/32"),
     # HTTPS through the NAT gateway: Alibaba Cloud API endpoints (STS, ACK, VPC, ...), the Cloud Assistant server,
     # the Pulumi CLI and plugins, PyPI and the source; nothing else leaves on another port.
     ("https", "tcp", "443/443", "0.0.0.0/0"),
 )
-"""The runner's egress rules besides the Kubernetes API: (name, protocol, ports, destination)."""
+"""The runner's accepted egress besides the Kubernetes API: (name, protocol, ports, destination)."""
 
-EGRESS_DENY_PRIORITY = 100
-"""The lowest priority (1-100, "A smaller value indicates a higher priority"): the deny-all rule below every accept
-rule (at the default priority 1). A basic security group "allow[s] all outbound traffic by default" and applies its
-default rules together with the custom ones (ECS, "Security group rules",
-https://www.alibabacloud.com/help/en/ecs/user-guide/security-group-rules, read 2026-12-03), so only an explicit
-drop rule makes the accept rules the whole egress; "When multiple security group rules have the same priority, drop
-rules take precedence" (ECS API AuthorizeSecurityGroupEgress,
+EGRESS_ACCEPT_PRIORITY = 1
+"""The highest priority (1-100, "A smaller value indicates a higher priority"), the provider's default."""
+
+EGRESS_DENY = ("deny", "all", "-1/-1", "0.0.0.0/0", "drop", 100)
+"""Every other packet dropped, at the lowest priority (100), below every accept rule. A basic security group
+"allow[s] all outbound traffic by default" and applies its default rules together with the custom ones (ECS,
+"Security group rules", https://www.alibabacloud.com/help/en/ecs/user-guide/security-group-rules, read 2026-12-03),
+so only an explicit drop rule makes the accept rules the whole egress; "When multiple security group rules have
+the same priority, drop rules take precedence" (ECS API AuthorizeSecurityGroupEgress,
 https://alibabacloud.com/help/en/ecs/api-authorizesecuritygroupegress, read 2026-12-03)."""
 
 
@@ -167,9 +175,11 @@ def build(config: BootstrapConfig) -> None:
 
 
 def _egress(group_id: pulumi.Input[str], environments: list[IPv4Network], opts: pulumi.ResourceOptions) -> None:
-    """The runner's egress: the environments' Kubernetes API, DNS, metadata and HTTPS; every other packet dropped."""
+    """The runner's egress: the environments' Kubernetes API, DNS, NTP, metadata and HTTPS; every other packet
+    dropped."""
     api = [(f"api-{i}", "tcp", ACK_API_PORT, str(cidr)) for i, cidr in enumerate(environments)]
-    for name, protocol, ports, cidr in [*api, *RUNNER_EGRESS]:
+    accepted = [(*rule, "accept", EGRESS_ACCEPT_PRIORITY) for rule in [*api, *RUNNER_EGRESS]]
+    for name, protocol, ports, cidr, policy, priority in [*accepted, EGRESS_DENY]:
         alicloud.ecs.SecurityGroupRule(
             f"runner-egress-{name}",
             security_group_id=group_id,
@@ -178,18 +188,7 @@ def _egress(group_id: pulumi.Input[str], environments: list[IPv4Network], opts: 
             ip_protocol=protocol,
             port_range=ports,
             cidr_ip=cidr,
-            policy="accept",
+            policy=policy,
+            priority=priority,
             opts=opts,
         )
-    alicloud.ecs.SecurityGroupRule(
-        "runner-egress-deny",
-        security_group_id=group_id,
-        type="egress",
-        nic_type="intranet",
-        ip_protocol="all",
-        port_range="-1/-1",
-        cidr_ip="0.0.0.0/0",
-        policy="drop",
-        priority=EGRESS_DENY_PRIORITY,
-        opts=opts,
-    )

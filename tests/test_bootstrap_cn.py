@@ -44,7 +44,7 @@ def test_it_creates_exactly_the_runner_network_kms_instance_and_runner(plan: Pla
         "alicloud:vpc/snatEntry:SnatEntry": 2,
         "alicloud:kms/instance:Instance": 1,
         "alicloud:ecs/securityGroup:SecurityGroup": 1,
-        "alicloud:ecs/securityGroupRule:SecurityGroupRule": 8,  # API, 2 x DNS udp/tcp, metadata, HTTPS, deny
+        "alicloud:ecs/securityGroupRule:SecurityGroupRule": 9,  # API, 2 x DNS udp/tcp, metadata, NTP, HTTPS, deny
         "alicloud:ram/role:Role": 1 + 17,  # the runner's and the account's service roles
         "alicloud:ram/policy:Policy": 1,
         "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment": 1 + 17,

@@ -98,7 +98,7 @@ def test_auto_scaling_is_activated_by_its_service_linked_role(plan: Plan) -> Non
     assert role.inputs == {"serviceName": "ess.aliyuncs.com"}
 
 
-def test_the_runner_egress_is_the_api_dns_metadata_and_https_and_everything_else_is_dropped(plan: Plan) -> None:
+def test_the_runner_egress_is_the_api_dns_metadata_ntp_and_https_and_everything_else_is_dropped(plan: Plan) -> None:
     prod_cn = load_yaml(ROOT / "stacks" / "Pulumi.prod-cn.yaml")["config"]
     rules = _of_type(plan, "alicloud:ecs/securityGroupRule:SecurityGroupRule")
     assert all((r.inputs["type"], r.inputs["nicType"]) == ("egress", "intranet") for r in rules)
@@ -114,13 +114,14 @@ def test_the_runner_egress_is_the_api_dns_metadata_and_https_and_everything_else
         ("udp", "53/53", "100.100.2.138/32"),
         ("tcp", "53/53", "100.100.2.138/32"),
         ("tcp", "80/80", "100.100.100.200/32"),
+        ("udp", "123/123", "100.100.61.88/32"),
         ("tcp", "443/443", "0.0.0.0/0"),
     }
     [deny] = [r for r in rules if r.inputs["policy"] == "drop"]
     assert (deny.inputs["ipProtocol"], deny.inputs["portRange"], deny.inputs["cidrIp"]) == ("all", "-1/-1", "0.0.0.0/0")
-    # Priority 1 is the highest; the accept rules keep the provider's default 1, the drop rule is the lowest (100).
+    # Priority 1 is the highest: every accept rule is above the drop rule, which is the lowest (100).
     assert deny.inputs["priority"] == 100
-    assert all("priority" not in r.inputs for r in rules if r is not deny)
+    assert {r.inputs["priority"] for r in rules if r is not deny} == {1}
 
 
 def test_deploy_md_lists_every_service_role_with_its_import_commands() -> None:
