@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from ipaddress import IPv4Network
 from typing import Any
 
 import pulumi
@@ -14,6 +15,19 @@ from gpu_cloud.components.spec import REQUIRED_TAGS, ConfigError, NetworkSpec, P
 from gpu_cloud.components.spec import _problems as validation_problems
 
 NAMESPACE = "gpu-cloud-bootstrap"
+
+KMS_SOFTWARE_ZONES: dict[str, tuple[str, ...]] = {
+    "cn-hangzhou": tuple(f"cn-hangzhou-{z}" for z in "efghijk"),
+    "cn-shanghai": tuple(f"cn-shanghai-{z}" for z in "abcdefglmn"),
+    "cn-shenzhen": tuple(f"cn-shenzhen-{z}" for z in "bcdef"),
+    "cn-heyuan": ("cn-heyuan-a", "cn-heyuan-b"),
+    "cn-guangzhou": ("cn-guangzhou-a", "cn-guangzhou-b"),
+    "cn-beijing": tuple(f"cn-beijing-{z}" for z in "cdefghijkl"),
+}
+"""Zones where a KMS software key management instance can be deployed, per region (KMS, "Regions and zones", "KMS
+software key management instances", https://www.alibabacloud.com/help/en/kms/product-overview/supported-regions,
+last updated Aug 02, 2025, read 2026-12-03; the mainland regions the bootstrap may use). The Alibaba bootstrap puts
+its KMS instance in the zones of the first two runner subnets."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +44,11 @@ class BootstrapConfig:
     """The roles the runner may assume to run ``pulumi up`` (AWS IAM role ARNs / Alibaba RAM role ARNs)."""
     runner_network: NetworkSpec
     """The deploy runner's VPC: every environment peers with it (``deploy.runnerVpcCidr``)."""
+    environment_vpc_cidrs: list[IPv4Network]
+    """The VPC ranges of the environments the runner deploys (their ``network.vpcCidr``). Alibaba: the runner's
+    security group lets it reach their Kubernetes API (TCP 6443) there and nowhere else inside the cloud network;
+    required, since a runner that reaches no API deploys nothing. AWS: unused (the runner's HTTPS egress covers
+    the EKS API)."""
 
 
 def _problem(field: str, message: str, value: Any) -> Problem:
@@ -62,12 +81,61 @@ def load() -> BootstrapConfig:
     if not isinstance(deployers, list) or not all(isinstance(d, str) and d for d in deployers):
         problems.append(_problem("deployerRoleArns", "must be a list of role ARNs", deployers))
         deployers = []
+    environments = _cidrs(config.get_object("environmentVpcCidrs") or [], problems)
+    if cloud is Cloud.ALICLOUD and not environments:
+        problems.append(
+            _problem("environmentVpcCidrs", "required on alicloud: the runner would reach no environment's API", [])
+        )
     network: NetworkSpec | None = None
     try:
         network = NetworkSpec.model_validate(config.get_object("runnerNetwork"))
     except ValidationError as err:
         # The spec's own reading of its errors (nested problems of its checks split out, paths from this key).
         problems += validation_problems(err, f"{NAMESPACE}:runnerNetwork")
+    if cloud is Cloud.ALICLOUD and network is not None:
+        problems += _kms_zone_problems(region, network)
     if problems or cloud is None or network is None:
         raise ConfigError(problems)
-    return BootstrapConfig(cloud, region, dict(tags), list(deployers), network)
+    return BootstrapConfig(cloud, region, dict(tags), list(deployers), network, environments)
+
+
+def _kms_zone_problems(region: str, network: NetworkSpec) -> list[Problem]:
+    """The KMS instance's two zones (those of the first two runner subnets) must differ and host KMS instances."""
+    supported = KMS_SOFTWARE_ZONES.get(region)
+    if supported is None:
+        return [
+            _problem("region", f"a KMS software instance's zones are known for {', '.join(KMS_SOFTWARE_ZONES)}", region)
+        ]
+    zones = [subnet.zone for subnet in network.private_subnets[:2]]
+    problems = [
+        _problem(
+            f"runnerNetwork.privateSubnets.{i}.zone",
+            f"no KMS software instance there; one of {', '.join(supported)}",
+            zone,
+        )
+        for i, zone in enumerate(zones)
+        if zone not in supported
+    ]
+    if zones[0] == zones[1]:
+        problems.append(
+            _problem(
+                "runnerNetwork.privateSubnets.1.zone",
+                "the KMS instance needs two zones: must differ from privateSubnets.0.zone",
+                zones[1],
+            )
+        )
+    return problems
+
+
+def _cidrs(value: Any, problems: list[Problem]) -> list[IPv4Network]:
+    """The IPv4 ranges listed in ``environmentVpcCidrs``; each one that is not a range is a problem."""
+    if not isinstance(value, list):
+        problems.append(_problem("environmentVpcCidrs", "must be a list of IPv4 CIDR ranges", value))
+        return []
+    cidrs: list[IPv4Network] = []
+    for i, item in enumerate(value):
+        try:
+            cidrs.append(IPv4Network(item))
+        except (TypeError, ValueError):
+            problems.append(_problem(f"environmentVpcCidrs.{i}", "must be an IPv4 CIDR range", item))
+    return cidrs

@@ -1,5 +1,6 @@
 """The Alibaba Cloud bootstrap (stack shared-cn): the KMS instance prod-cn's key lives in and the deploy runner
-prod-cn peers with; and the canned outputs of both bootstrap stacks are what their plans export."""
+prod-cn peers with (the account's prerequisites and the runner's egress: test_bootstrap_cn_account.py); and the
+canned outputs of both bootstrap stacks are what their plans export."""
 
 from __future__ import annotations
 
@@ -43,9 +44,11 @@ def test_it_creates_exactly_the_runner_network_kms_instance_and_runner(plan: Pla
         "alicloud:vpc/snatEntry:SnatEntry": 2,
         "alicloud:kms/instance:Instance": 1,
         "alicloud:ecs/securityGroup:SecurityGroup": 1,
-        "alicloud:ram/role:Role": 1,
+        "alicloud:ecs/securityGroupRule:SecurityGroupRule": 9,  # API, 2 x DNS udp/tcp, metadata, NTP, HTTPS, deny
+        "alicloud:ram/role:Role": 1 + 17,  # the runner's and the account's service roles
         "alicloud:ram/policy:Policy": 1,
-        "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment": 1,
+        "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment": 1 + 17,
+        "alicloud:resourcemanager/serviceLinkedRole:ServiceLinkedRole": 1,
         "alicloud:ecs/instance:Instance": 1,
         "alicloud:ecs/ramRoleAttachment:RamRoleAttachment": 1,
     }
@@ -66,11 +69,11 @@ def test_the_runner_has_no_public_ip_and_the_only_eip_is_the_nats(plan: Plan) ->
     assert runner.inputs["internetMaxBandwidthOut"] == 0
     assert (runner.inputs["systemDiskEncrypted"], runner.inputs["httpTokens"]) == (True, "required")
     assert association.inputs["instanceType"] == "Nat"
-    assert rules == []  # nothing inbound: Cloud Assistant needs no open port
+    assert {r.inputs["type"] for r in rules} == {"egress"}  # nothing inbound: Cloud Assistant needs no open port
 
 
 def test_the_runner_role_may_only_assume_the_deployer_roles(plan: Plan) -> None:
-    [trust] = [r for r in plan.resources if r.type == "alicloud:ram/role:Role"]
+    [trust] = [r for r in plan.resources if r.name == "runner-role"]
     [policy] = [r for r in plan.resources if r.type == "alicloud:ram/policy:Policy"]
     assert json.loads(trust.inputs["assumeRolePolicyDocument"])["Statement"][0]["Principal"] == {
         "Service": ["ecs.aliyuncs.com"]

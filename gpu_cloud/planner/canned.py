@@ -114,6 +114,18 @@ def _alicloud_regions(args: Mapping[str, Any], region: str) -> dict[str, Any]:
     return {"id": region, "ids": [region], "regions": [{"id": region, "regionId": region, "localName": region}]}
 
 
+def _alicloud_ack_service(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    # As the provider reads it: with enable "On" it opens ACK (or finds it opened), otherwise it opens nothing
+    # (aliyun/terraform-provider-alicloud alicloud/data_source_alicloud_ack_service.go, read 2026-12-03).
+    opened = args.get("enable") == "On"
+    result = (
+        {"id": "AckServiceHasBeenOpened", "status": "Opened"}
+        if opened
+        else {"id": "AckServiceHasNotBeenOpened", "status": ""}
+    )
+    return {**result, "enable": args.get("enable", "Off"), "type": args.get("type", "")}
+
+
 _ANSWERS: Mapping[str, Answer] = {
     "aws:index/getAvailabilityZones:getAvailabilityZones": _aws_zones,
     "aws:index/getCallerIdentity:getCallerIdentity": _aws_caller,
@@ -126,6 +138,7 @@ _ANSWERS: Mapping[str, Answer] = {
     "alicloud:index/getCallerIdentity:getCallerIdentity": _alicloud_caller,
     "alicloud:index/getRegions:getRegions": _alicloud_regions,
     "alicloud:ecs/getImages:getImages": _alicloud_images,
+    "alicloud:cs/getAckService:getAckService": _alicloud_ack_service,
 }
 
 
