@@ -22,7 +22,7 @@ from pulumi.runtime import config as runtime_config
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
-from gpu_cloud.components.catalog import Cloud, lookup
+from gpu_cloud.components.catalog import Cloud, InstanceType, lookup
 from gpu_cloud.components.versions import DEFAULT_KUBERNETES_VERSION, version_problem
 
 __all__ = [
@@ -302,8 +302,9 @@ class SpotGroupSpec(_Spec):
     """The group's name, unique in the environment."""
     purpose: PoolPurpose
     """Training (non-critical) or inference."""
-    instance_types: tuple[str, ...] = Field(min_length=2)
-    """At least two catalog types of the same GPU class, so one spot pool's shortage is not an outage."""
+    instance_types: tuple[str, ...] = Field(min_length=1)
+    """Catalog types of one GPU class; on AWS also of one capacity (vCPUs, memory, GPUs), as the cluster autoscaler
+    sizes the group from its first type."""
     min_size: int = Field(default=0, ge=0, le=1000)
     """Fewest spot nodes."""
     desired_size: int = Field(default=0, ge=0, le=1000)
@@ -780,13 +781,40 @@ def pool_problems(cloud: Cloud, pool: GpuNodePoolSpec, path: str = "") -> list[P
 
 
 def spot_problems(cloud: Cloud, group: SpotGroupSpec, path: str = "") -> list[Problem]:
-    """What is wrong with ``group`` on ``cloud``: unknown types or types of different GPU classes."""
+    """What is wrong with ``group`` on ``cloud``: unknown types, types of different GPU classes or capacities."""
     prefix = f"{path}." if path else ""
     problems = _type_problems(cloud, f"{prefix}instanceTypes", group.instance_types)
-    classes = {t.gpu_class for name in group.instance_types if (t := lookup(cloud, name)) is not None}
+    found = [t for name in group.instance_types if (t := lookup(cloud, name)) is not None]
+    classes = {t.gpu_class for t in found}
     if len(classes) > 1:
         problems.append(Problem(f"{prefix}instanceTypes", "mixes GPU classes; use one GPU model", sorted(classes)))
+    if cloud is Cloud.AWS and len({_capacity(t) for t in found}) > 1:
+        shapes = ", ".join(f"{t.name}: {_capacity_text(t)}" for t in found)
+        message = f"differ in capacity ({shapes}); the cluster autoscaler sizes the group from its first type only"
+        problems.append(Problem(f"{prefix}instanceTypes", message, list(group.instance_types)))
     return problems
+
+
+def _capacity(instance_type: InstanceType) -> tuple[int, float, int, float]:
+    """What the cluster autoscaler reads from a group's first type to size the group: vCPUs, memory, GPUs (and size).
+
+    kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md at tag cluster-autoscaler-1.35.0 (the
+    appVersion of chart 9.59.0, read 2026-12-03): each group "should be composed of instance types that provide
+    approximately equal capacity", as "each of those provide 4 vCPUs and 16GiB RAM"; the autoscaler "will attempt
+    to determine the CPU, memory, and GPU resources" of a group from its instance type and, with several, "only the
+    first instance type found will be used"; for mixed instances "the instance types should have the same amount of
+    RAM and number of CPU cores". "Approximately equal" is taken as that: the same vCPUs, memory and GPU count, and
+    the same memory per GPU (not a resource the autoscaler counts, but what a pod's model must fit in).
+    Checked on AWS only: ACK scales node pools with its own node autoscaling, whose sizing this project has not
+    verified (the upstream Alibaba Cloud provider sizes a group from its scaling configuration's one InstanceType,
+    cloudprovider/alicloud/alicloud_manager.go getAsgTemplate, same tag).
+    """
+    return instance_type.vcpu, instance_type.memory_gib, instance_type.gpu_count, instance_type.gpu_memory_gib
+
+
+def _capacity_text(instance_type: InstanceType) -> str:
+    vcpu, memory, gpus, gpu_memory = _capacity(instance_type)
+    return f"{vcpu} vCPU {memory:g} GiB {gpus}x{gpu_memory:.1f} GiB GPU"
 
 
 def system_pool_problems(cloud: Cloud, cluster: ClusterSpec, path: str = "") -> list[Problem]:

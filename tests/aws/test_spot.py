@@ -11,7 +11,7 @@ from gpu_cloud.components.spec import ConfigError, SpotGroupSpec
 from tests.aws.helpers import named, of_type, run, type_counts
 from tests.aws.nodes import TARGET
 
-GROUP = {"name": "infer", "purpose": "inference", "instanceTypes": ["g5.xlarge", "g5.2xlarge"], "maxSize": 6}
+GROUP = {"name": "infer", "purpose": "inference", "instanceTypes": ["g5.xlarge"], "maxSize": 6}
 
 
 def _group(**overrides: Any) -> None:
@@ -34,7 +34,7 @@ def test_spot_group_is_spot_over_every_type_with_the_spot_label_and_taint() -> N
     inputs = named(run(_group), "grp-spot").inputs
     assert inputs["nodeGroupName"] == "infer-spot"
     assert inputs["capacityType"] == "SPOT"
-    assert inputs["instanceTypes"] == ["g5.xlarge", "g5.2xlarge"]
+    assert inputs["instanceTypes"] == ["g5.xlarge"]
     assert inputs["labels"]["gpucloud.io/capacity"] == "spot"
     assert inputs["taints"] == [
         {"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "true"},
@@ -47,7 +47,7 @@ def test_fallback_is_on_demand_of_the_same_class_from_zero() -> None:
     inputs = named(run(lambda: _group(fallbackMaxSize=2)), "grp-ondemand").inputs
     assert inputs["nodeGroupName"] == "infer-ondemand"
     assert inputs["capacityType"] == "ON_DEMAND"
-    assert inputs["instanceTypes"] == ["g5.xlarge", "g5.2xlarge"]
+    assert inputs["instanceTypes"] == ["g5.xlarge"]
     assert inputs["labels"]["gpucloud.io/capacity"] == "on-demand"
     assert inputs["labels"]["gpucloud.io/gpu-class"] == "nvidia-a10g"
     assert inputs["taints"] == [{"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "true"}]
@@ -81,6 +81,23 @@ def test_mixed_gpu_classes_are_rejected_before_registering() -> None:
 
     plan = run(program)
     assert errors == ['instanceTypes: mixes GPU classes; use one GPU model (got ["NVIDIA A10G", "NVIDIA L4"])']
+    assert len(plan.resources) == 1
+
+
+def test_types_of_different_capacity_are_rejected_before_registering() -> None:
+    errors: list[str] = []
+
+    def program() -> None:
+        with pytest.raises(ConfigError) as err:
+            _group(instanceTypes=["g6.xlarge", "g6.2xlarge"])
+        errors.append(str(err.value))
+
+    plan = run(program)
+    assert errors == [
+        "instanceTypes: differ in capacity (g6.xlarge: 4 vCPU 16 GiB 1x22.4 GiB GPU, g6.2xlarge: 8 vCPU 32 GiB "
+        '1x22.4 GiB GPU); the cluster autoscaler sizes the group from its first type only (got ["g6.xlarge", '
+        '"g6.2xlarge"])'
+    ]
     assert len(plan.resources) == 1
 
 
