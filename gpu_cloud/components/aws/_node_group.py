@@ -2,16 +2,21 @@
 and node group.
 
 A node group here is always an EKS managed node group on a launch template that requires IMDSv2, gives no
-interface a public address and encrypts the root volume with the environment's key; the taints, labels and
-cluster-autoscaler tags come from a :class:`NodeGroupPlan`. GPU groups carry the GPU taint; the system group
+interface a public address and encrypts the root volume with the environment's key; on AL2023 types with NVMe
+instance store its user data has nodeadm put the store to use. The taints, labels and cluster-autoscaler tags come
+from a :class:`NodeGroupPlan`. GPU groups carry the GPU taint; the system group
 (CPU types, standard AMI) carries none, so that cluster add-ons have somewhere to run.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from email.mime.base import MIMEBase
+from email.mime.multipart import MIMEMultipart
 
 import pulumi
 import pulumi_aws as aws
@@ -33,6 +38,7 @@ __all__ = [
     "efa_layout",
     "node_labels",
     "node_role",
+    "node_user_data",
     "plan_problems",
 ]
 
@@ -249,6 +255,7 @@ def declare_node_group(
         block_device_mappings=_volumes(plan, target),
         network_interfaces=_interfaces(plan, target),
         placement=placement,
+        user_data=node_user_data(plan),
         tag_specifications=[
             aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=dict(target.tags))
             for kind in LAUNCHED_RESOURCE_TYPES
@@ -313,6 +320,53 @@ def _volumes(plan: NodeGroupPlan, target: NodeGroupTarget) -> list[aws.ec2.Launc
         # The OS volume keeps the AMI's size; images and pods go to the data volume.
         return [volume(ROOT_DEVICE, None), volume(BOTTLEROCKET_DATA_DEVICE, plan.disk_size_gib)]
     return [volume(ROOT_DEVICE, plan.disk_size_gib)]
+
+
+NODEADM_API_VERSION = "node.eks.aws/v1alpha1"
+"""The nodeadm NodeConfig API of the pinned AL2023 AMI release (awslabs/amazon-eks-ami tag v20260714, commit
+b4fffb70f5c1e025d3956cd50b961f0168ea0194, nodeadm/doc/api.md; read 2026-12-03)."""
+
+NODEADM_MEDIA_TYPE = "application/node.eks.aws"
+"""Media type of a NodeConfig part of MIME multi-part user data: nodeadm merges every part of this type
+(nodeadm/internal/configprovider/userdata.go ``nodeConfigMediaType``, mime.go ``ParseMultipart``; doc/examples.md
+"Merging multiple configuration objects"; same tag). EKS appends its own NodeConfig (cluster details) to the user
+data of a managed node group on an EKS AMI (eksctl docs, "Node bootstrapping", AmazonLinux2023), so ours holds only
+what it adds."""
+
+LOCAL_STORAGE_STRATEGY = "RAID0"
+"""nodeadm ``spec.instance.localStorage.strategy`` (enum RAID0, RAID10, Mount; api.md LocalStorageOptions): RAID0
+joins every NVMe instance store disk into one array at /mnt/k8s-disks/0 and bind-mounts /var/lib/kubelet,
+/var/lib/containerd and /var/log/pods onto it (templates/al2023/runtime/bin/setup-local-disks, same tag), so images,
+emptyDir volumes and logs use the local NVMe instead of the EBS root."""
+
+_USER_DATA_BOUNDARY = "GPUCLOUD-NODECONFIG"
+"""A fixed MIME boundary: a random one would change the launch template, and roll the nodes, on every update."""
+
+
+def node_user_data(plan: NodeGroupPlan) -> str | None:
+    """Base64 MIME multi-part user data with a nodeadm NodeConfig that puts the node's NVMe instance store to use
+    (:data:`LOCAL_STORAGE_STRATEGY`), or None.
+
+    Only on AL2023 (nodeadm) groups whose every type has NVMe instance store in the catalog. Bottlerocket groups get
+    none: they do not run nodeadm, and the Bottlerocket setting for instance store was not verified for this
+    project, so their images stay on the data volume (:data:`BOTTLEROCKET_DATA_DEVICE`).
+    """
+    if _ami_type(plan).startswith("BOTTLEROCKET") or not plan.instance_types:
+        return None
+    if not all(t.has_local_nvme for t in plan.instance_types):
+        return None
+    config = {
+        "apiVersion": NODEADM_API_VERSION,
+        "kind": "NodeConfig",
+        "spec": {"instance": {"localStorage": {"strategy": LOCAL_STORAGE_STRATEGY}}},
+    }
+    part = MIMEBase(*NODEADM_MEDIA_TYPE.split("/"))
+    del part["MIME-Version"]
+    # nodeadm decodes a part as "JSON or YAML" (internal/api/bridge/decode.go DecodeNodeConfig, same tag).
+    part.set_payload(json.dumps(config, indent=2) + "\n")
+    message = MIMEMultipart("mixed", boundary=_USER_DATA_BOUNDARY)
+    message.attach(part)
+    return base64.b64encode(message.as_bytes()).decode("ascii")
 
 
 EFA_ONLY_MIN_VPC_CNI = (1, 18, 4)
