@@ -35,6 +35,7 @@ __all__ = [
     "AddonsSpec",
     "AlertReceiverKind",
     "AlertsSpec",
+    "AwsCapacityReservationSpec",
     "CheckpointBucketSpec",
     "Cloud",
     "ClusterSpec",
@@ -235,6 +236,33 @@ class ClusterSpec(_Spec):
         return self
 
 
+class AwsCapacityReservationSpec(_Spec):
+    """AWS only: the reserved capacity a training pool's nodes launch into, set in the launch template's
+    ``CapacityReservationSpecification.CapacityReservationTarget`` (botocore ec2 model, CapacityReservationTarget:
+    a CapacityReservationId or a CapacityReservationResourceGroupArn, one of the two)."""
+
+    reservation_id: str | None = Field(default=None, pattern=r"^cr-[0-9a-f]+$")
+    """The On-Demand Capacity Reservation or Capacity Block, e.g. ``cr-02168da1478b509e0``."""
+    resource_group_arn: str | None = Field(
+        default=None, pattern=r"^arn:aws(-cn|-us-gov)?:resource-groups:[a-z0-9-]+:\d{12}:group/[A-Za-z0-9_.-]+$"
+    )
+    """A Capacity Reservation resource group, instead of one reservation."""
+    capacity_block: bool = False
+    """The reservation is a Capacity Block for ML: the node group's capacity type is ``CAPACITY_BLOCK`` and the
+    launch template's market type ``capacity-block`` (EKS User Guide, "Create a managed node group with Capacity
+    Blocks for ML", capacity-blocks-mng, read 2026-12-03). Needs ``reservationId``, one instance type, one zone."""
+
+    @model_validator(mode="after")
+    def _one_target(self) -> AwsCapacityReservationSpec:
+        problems = []
+        if (self.reservation_id is None) == (self.resource_group_arn is None):
+            problems.append(Problem("reservationId", "set exactly one of reservationId and resourceGroupArn", None))
+        elif self.capacity_block and self.reservation_id is None:
+            problems.append(Problem("capacityBlock", "a Capacity Block is targeted by its reservationId", True))
+        _raise(problems)
+        return self
+
+
 class GpuNodePoolSpec(_Spec):
     """A pool of on-demand GPU nodes for training or inference."""
 
@@ -267,6 +295,8 @@ class GpuNodePoolSpec(_Spec):
     """AWS only: the EKS AMI type; default AL2023 NVIDIA for the instance type's architecture."""
     aws_ami_release_version: str | None = None
     """AWS only: pin the AMI release so driver updates are deliberate rolling updates."""
+    aws_capacity_reservation: AwsCapacityReservationSpec | None = None
+    """AWS training only: launch the nodes into a Capacity Reservation, reservation group or Capacity Block."""
     gpu_time_slicing_replicas: int | None = Field(default=None, ge=2, le=16)
     """Inference only: share each GPU between this many pods (time-slicing / GPU sharing)."""
     labels: dict[str, str] = Field(default_factory=dict)
@@ -276,9 +306,22 @@ class GpuNodePoolSpec(_Spec):
     def _coherent(self) -> GpuNodePoolSpec:
         problems = _size_problems(self.min_size, self.desired_size, self.max_size)
         if self.purpose is not PoolPurpose.TRAINING:
-            for field in ("efa", "placement_group"):
+            for field in ("efa", "placement_group", "aws_capacity_reservation"):
                 if getattr(self, field):
-                    problems.append(Problem(to_camel(field), "only training pools use it", True))
+                    problems.append(
+                        Problem(to_camel(field), "only training pools use it", _given(getattr(self, field)))
+                    )
+        reservation = self.aws_capacity_reservation
+        if reservation is not None and reservation.capacity_block:
+            # The launch template names the one instance type of the block, in the block's zone.
+            if len(self.instance_types) != 1:
+                problems.append(
+                    Problem("instanceTypes", "a Capacity Block pool has one instance type", list(self.instance_types))
+                )
+            if len(self.zones) != 1:
+                problems.append(
+                    Problem("zones", "a Capacity Block pool runs in its block's one zone", list(self.zones))
+                )
         if self.purpose is not PoolPurpose.INFERENCE and self.gpu_time_slicing_replicas is not None:
             problems.append(
                 Problem("gpuTimeSlicingReplicas", "only inference pools share GPUs", self.gpu_time_slicing_replicas)
@@ -720,6 +763,11 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _given(value: Any) -> Any:
+    """A field's value as the config gave it (a nested spec as its camelCase mapping)."""
+    return value.model_dump(by_alias=True, exclude_defaults=True) if isinstance(value, BaseModel) else value
+
+
 def _raise(problems: list[Problem]) -> None:
     if problems:
         # Carried through pydantic as one error; parse_stack_config splits it back into problems.
@@ -774,9 +822,11 @@ def pool_problems(cloud: Cloud, pool: GpuNodePoolSpec, path: str = "") -> list[P
             if found is not None and not found.has_efa:
                 problems.append(Problem(f"{prefix}instanceTypes.{i}", "does not support EFA (efa is true)", name))
     if cloud is not Cloud.AWS:
-        for field in ("efa", "aws_ami_type", "aws_ami_release_version"):
+        for field in ("efa", "aws_ami_type", "aws_ami_release_version", "aws_capacity_reservation"):
             if getattr(pool, field):
-                problems.append(Problem(f"{prefix}{to_camel(field)}", "is an AWS-only setting", getattr(pool, field)))
+                problems.append(
+                    Problem(f"{prefix}{to_camel(field)}", "is an AWS-only setting", _given(getattr(pool, field)))
+                )
     return problems
 
 

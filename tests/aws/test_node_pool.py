@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import base64
 import email
+import gzip
 import json
 from pathlib import Path
 from typing import Any
 
+import botocore
 import pytest
 import yaml
 
 from gpu_cloud.components import catalog
-from gpu_cloud.components.aws._node_group import EFA_ONLY_MIN_VPC_CNI, NodeGroupPlan, efa_layout, node_user_data
+from gpu_cloud.components.aws._node_group import (
+    CAPACITY_BLOCK,
+    EFA_ONLY_MIN_VPC_CNI,
+    NodeGroupPlan,
+    efa_layout,
+    node_user_data,
+)
 from gpu_cloud.components.aws.node_pool import GpuNodePool, GpuNodePoolArgs
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec
@@ -223,6 +231,51 @@ def test_bottlerocket_gets_no_nodeadm_user_data() -> None:
         lambda: _pool(INFERENCE, awsAmiType="BOTTLEROCKET_x86_64_NVIDIA", awsAmiReleaseVersion="1.41.0-a1b2c3d4")
     )
     assert "userData" not in named(plan, "pool-nodes-lt").inputs
+
+
+def test_an_on_demand_capacity_reservation_is_the_launch_template_target_of_an_on_demand_group() -> None:
+    plan = run(lambda: _pool(TRAINING, awsCapacityReservation={"reservationId": "cr-02168da1478b509e0"}))
+    template = named(plan, "pool-nodes-lt").inputs
+    assert template["capacityReservationSpecification"] == {
+        "capacityReservationTarget": {"capacityReservationId": "cr-02168da1478b509e0"}
+    }
+    assert "instanceMarketOptions" not in template and "instanceType" not in template
+    group = named(plan, "pool-nodes").inputs
+    assert (group["capacityType"], group["instanceTypes"]) == ("ON_DEMAND", ["p5.48xlarge"])
+
+
+def test_a_reservation_group_is_the_target_instead_of_one_reservation() -> None:
+    arn = "arn:aws:resource-groups:us-east-1:123456789012:group/p5"
+    plan = run(lambda: _pool(TRAINING, awsCapacityReservation={"resourceGroupArn": arn}))
+    assert named(plan, "pool-nodes-lt").inputs["capacityReservationSpecification"] == {
+        "capacityReservationTarget": {"capacityReservationResourceGroupArn": arn}
+    }
+
+
+def test_a_capacity_block_pool_is_a_capacity_block_group_on_a_capacity_block_launch_template() -> None:
+    block = {"reservationId": "cr-02168da1478b509e0", "capacityBlock": True}
+    plan = run(lambda: _pool(TRAINING, awsCapacityReservation=block))
+    template = named(plan, "pool-nodes-lt").inputs
+    assert template["capacityReservationSpecification"] == {
+        "capacityReservationTarget": {"capacityReservationId": "cr-02168da1478b509e0"}
+    }
+    assert template["instanceMarketOptions"] == {"marketType": "capacity-block"}
+    assert template["instanceType"] == "p5.48xlarge"
+    group = named(plan, "pool-nodes").inputs
+    assert group["capacityType"] == "CAPACITY_BLOCK"
+    assert "instanceTypes" not in group
+    assert group["subnetIds"] == ["subnet-a"]
+
+
+def _botocore_model(service: str, version: str) -> dict[str, Any]:
+    path = Path(botocore.__file__).parent / "data" / service / version / "service-2.json.gz"
+    model: dict[str, Any] = json.loads(gzip.decompress(path.read_bytes()))
+    return model
+
+
+def test_the_capacity_type_and_market_type_are_the_apis_own_values() -> None:
+    assert CAPACITY_BLOCK in _botocore_model("eks", "2017-11-01")["shapes"]["CapacityTypes"]["enum"]
+    assert "capacity-block" in _botocore_model("ec2", "2016-11-15")["shapes"]["MarketType"]["enum"]
 
 
 def test_p5_training_puts_efa_on_the_primary_card_and_efa_only_on_the_others() -> None:

@@ -139,6 +139,64 @@ INVALID = [
         ["nodePools.0.instanceTypes.0: does not support EFA (efa is true) (got g5.xlarge)"],
     ),
     (
+        _with("nodePools.0.awsCapacityReservation", {}),
+        [
+            "nodePools.0.awsCapacityReservation.reservationId: set exactly one of reservationId and resourceGroupArn (got null)"
+        ],
+    ),
+    (
+        _with(
+            "nodePools.0.awsCapacityReservation",
+            {
+                "reservationId": "cr-02168da1478b509e0",
+                "resourceGroupArn": "arn:aws:resource-groups:us-east-1:123456789012:group/p5",
+            },
+        ),
+        [
+            "nodePools.0.awsCapacityReservation.reservationId: set exactly one of reservationId and resourceGroupArn (got null)"
+        ],
+    ),
+    (
+        _with(
+            "nodePools.0.awsCapacityReservation",
+            {"resourceGroupArn": "arn:aws:resource-groups:us-east-1:123456789012:group/p5", "capacityBlock": True},
+        ),
+        [
+            "nodePools.0.awsCapacityReservation.capacityBlock: a Capacity Block is targeted by its reservationId (got true)"
+        ],
+    ),
+    (
+        _with("nodePools.0.awsCapacityReservation", {"reservationId": "02168da1478b509e0"}),
+        [
+            "nodePools.0.awsCapacityReservation.reservationId: string should match pattern '^cr-[0-9a-f]+$' "
+            "(got 02168da1478b509e0)"
+        ],
+    ),
+    (
+        _with("nodePools.1.awsCapacityReservation", {"reservationId": "cr-02168da1478b509e0"}),
+        [
+            'nodePools.1.awsCapacityReservation: only training pools use it (got {"reservationId": "cr-02168da1478b509e0"})'
+        ],
+    ),
+    (
+        _with(
+            "nodePools.0",
+            {
+                **BASE["nodePools"][0],
+                "efa": False,
+                "placementGroup": False,
+                "zones": [],
+                "instanceTypes": ["p4d.24xlarge", "p4de.24xlarge"],
+                "awsCapacityReservation": {"reservationId": "cr-02168da1478b509e0", "capacityBlock": True},
+            },
+        ),
+        [
+            'nodePools.0.instanceTypes: a Capacity Block pool has one instance type (got ["p4d.24xlarge", '
+            '"p4de.24xlarge"])',
+            "nodePools.0.zones: a Capacity Block pool runs in its block's one zone (got [])",
+        ],
+    ),
+    (
         _with("nodePools.0.zones", ["us-east-1a", "us-east-1b"]),
         ['nodePools.0.zones: an EFA training pool runs in exactly one zone (got ["us-east-1a", "us-east-1b"])'],
     ),

@@ -24,7 +24,7 @@ import pulumi_aws as aws
 from gpu_cloud.components import labels
 from gpu_cloud.components.aws._iam import account_of, managed_policy_arn, service_trust
 from gpu_cloud.components.catalog import Cloud, InstanceType, lookup
-from gpu_cloud.components.spec import Problem
+from gpu_cloud.components.spec import AwsCapacityReservationSpec, Problem
 from gpu_cloud.components.versions import EKS_AL2023_RELEASE_VERSIONS, EKS_GPU_AMI_TYPES
 
 __all__ = [
@@ -97,7 +97,8 @@ class NodeGroupPlan:
     instance_types: tuple[InstanceType, ...]
     """Catalog entries of the GPU instance types (empty for the system group)."""
     capacity_type: str
-    """``ON_DEMAND`` or ``SPOT`` (EKS CreateNodegroup capacityType)."""
+    """``ON_DEMAND``, ``SPOT`` or ``CAPACITY_BLOCK`` (EKS CreateNodegroup capacityType, botocore eks model
+    CapacityTypes)."""
     min_size: int
     desired_size: int
     max_size: int
@@ -119,6 +120,8 @@ class NodeGroupPlan:
     tags: Mapping[str, str] = field(default_factory=dict)
     cpu_instance_types: tuple[str, ...] = ()
     """Non-GPU instance types of the system group, instead of ``instance_types``: no GPU taint, standard AMI."""
+    capacity_reservation: AwsCapacityReservationSpec | None = None
+    """Reserved capacity the nodes launch into (a Capacity Block with capacity type ``CAPACITY_BLOCK``)."""
 
     @property
     def type_names(self) -> list[str]:
@@ -245,6 +248,7 @@ def declare_node_group(
     if plan.placement_group:
         group = aws.ec2.PlacementGroup(f"{base}-pg", strategy="cluster", opts=child)
         placement = aws.ec2.LaunchTemplatePlacementArgs(group_name=group.name)
+    reservation, market = _reservation(plan)
     template = aws.ec2.LaunchTemplate(
         f"{base}-lt",
         description=f"Nodes of {plan.node_group_name}",
@@ -256,6 +260,9 @@ def declare_node_group(
         network_interfaces=_interfaces(plan, target),
         placement=placement,
         user_data=node_user_data(plan),
+        capacity_reservation_specification=reservation,
+        instance_market_options=market,
+        instance_type=plan.type_names[0] if market is not None else None,
         tag_specifications=[
             aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=dict(target.tags))
             for kind in LAUNCHED_RESOURCE_TYPES
@@ -279,7 +286,8 @@ def declare_node_group(
         release_version=plan.release_version or EKS_AL2023_RELEASE_VERSIONS[target.kubernetes_version],
         version=target.kubernetes_version,
         capacity_type=plan.capacity_type,
-        instance_types=plan.type_names,
+        # A Capacity Block's launch template names the instance type; EKS takes it from one place only.
+        instance_types=None if plan.capacity_type == CAPACITY_BLOCK else plan.type_names,
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(
             min_size=plan.min_size, desired_size=plan.desired_size, max_size=plan.max_size
         ),
@@ -297,6 +305,36 @@ def declare_node_group(
             ignore_changes=["scalingConfig.desiredSize"],
         ),
     )
+
+
+CAPACITY_BLOCK = "CAPACITY_BLOCK"
+"""EKS capacity type of a node group on a Capacity Block for ML (botocore eks model, CapacityTypes)."""
+
+
+def _reservation(
+    plan: NodeGroupPlan,
+) -> tuple[
+    aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None,
+    aws.ec2.LaunchTemplateInstanceMarketOptionsArgs | None,
+]:
+    """The launch template's capacity reservation target and market options for ``plan``'s reserved capacity.
+
+    The target is the reservation id or its resource group (botocore ec2 model, CapacityReservationTarget). A
+    Capacity Block also needs the market type ``capacity-block`` (ec2 MarketType) and the instance type in the
+    launch template (EKS User Guide, "Create a managed node group with Capacity Blocks for ML", read 2026-12-03).
+    """
+    reservation = plan.capacity_reservation
+    if reservation is None:
+        return None, None
+    target = aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
+        capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
+            capacity_reservation_id=reservation.reservation_id,
+            capacity_reservation_resource_group_arn=reservation.resource_group_arn,
+        )
+    )
+    if plan.capacity_type != CAPACITY_BLOCK:
+        return target, None
+    return target, aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type="capacity-block")
 
 
 def _ami_type(plan: NodeGroupPlan) -> str:
