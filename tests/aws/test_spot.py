@@ -71,33 +71,32 @@ def test_without_fallback_only_the_spot_group_exists() -> None:
     assert [r.name for r in of_type(plan, "aws:eks/nodeGroup:NodeGroup")] == ["grp-spot"]
 
 
-def test_mixed_gpu_classes_are_rejected_before_registering() -> None:
+@pytest.mark.parametrize(
+    ("types", "error"),
+    [
+        (
+            ["g5.xlarge", "g6.xlarge"],
+            'instanceTypes: mixes GPU classes; use one GPU model (got ["NVIDIA A10G", "NVIDIA L4"])',
+        ),
+        (
+            ["g6.xlarge", "g6.2xlarge"],
+            "instanceTypes: differ in capacity (g6.xlarge: 4 vCPU 16 GiB 1x22.4 GiB GPU, g6.2xlarge: 8 vCPU 32 GiB "
+            '1x22.4 GiB GPU); the cluster autoscaler sizes the group from its first type only (got ["g6.xlarge", '
+            '"g6.2xlarge"])',
+        ),
+    ],
+    ids=["mixed-gpu-classes", "different-capacity"],
+)
+def test_types_of_mixed_gpu_classes_or_capacities_are_rejected_before_registering(types: list[str], error: str) -> None:
     errors: list[str] = []
 
     def program() -> None:
         with pytest.raises(ConfigError) as err:
-            _group(instanceTypes=["g5.xlarge", "g6.xlarge"])
+            _group(instanceTypes=types)
         errors.append(str(err.value))
 
     plan = run(program)
-    assert errors == ['instanceTypes: mixes GPU classes; use one GPU model (got ["NVIDIA A10G", "NVIDIA L4"])']
-    assert len(plan.resources) == 1
-
-
-def test_types_of_different_capacity_are_rejected_before_registering() -> None:
-    errors: list[str] = []
-
-    def program() -> None:
-        with pytest.raises(ConfigError) as err:
-            _group(instanceTypes=["g6.xlarge", "g6.2xlarge"])
-        errors.append(str(err.value))
-
-    plan = run(program)
-    assert errors == [
-        "instanceTypes: differ in capacity (g6.xlarge: 4 vCPU 16 GiB 1x22.4 GiB GPU, g6.2xlarge: 8 vCPU 32 GiB "
-        '1x22.4 GiB GPU); the cluster autoscaler sizes the group from its first type only (got ["g6.xlarge", '
-        '"g6.2xlarge"])'
-    ]
+    assert errors == [error]
     assert len(plan.resources) == 1
 
 
