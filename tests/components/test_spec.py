@@ -141,7 +141,8 @@ INVALID = [
     (
         _with("nodePools.0.awsCapacityReservation", {}),
         [
-            "nodePools.0.awsCapacityReservation.reservationId: set exactly one of reservationId and resourceGroupArn (got null)"
+            "nodePools.0.awsCapacityReservation.reservationId: set exactly one of reservationId and "
+            "resourceGroupArn (got null)"
         ],
     ),
     (
@@ -153,7 +154,8 @@ INVALID = [
             },
         ),
         [
-            "nodePools.0.awsCapacityReservation.reservationId: set exactly one of reservationId and resourceGroupArn (got null)"
+            "nodePools.0.awsCapacityReservation.reservationId: set exactly one of reservationId and "
+            "resourceGroupArn (got null)"
         ],
     ),
     (
@@ -162,7 +164,8 @@ INVALID = [
             {"resourceGroupArn": "arn:aws:resource-groups:us-east-1:123456789012:group/p5", "capacityBlock": True},
         ),
         [
-            "nodePools.0.awsCapacityReservation.capacityBlock: a Capacity Block is targeted by its reservationId (got true)"
+            "nodePools.0.awsCapacityReservation.capacityBlock: a Capacity Block is targeted by its reservationId "
+            "(got true)"
         ],
     ),
     (
@@ -175,7 +178,8 @@ INVALID = [
     (
         _with("nodePools.1.awsCapacityReservation", {"reservationId": "cr-02168da1478b509e0"}),
         [
-            'nodePools.1.awsCapacityReservation: only training pools use it (got {"reservationId": "cr-02168da1478b509e0"})'
+            "nodePools.1.awsCapacityReservation: only training pools use it "
+            '(got {"reservationId": "cr-02168da1478b509e0"})'
         ],
     ),
     (
