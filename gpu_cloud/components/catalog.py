@@ -105,6 +105,7 @@ class InstanceType:
         source: Where the facts of its family were read.
         efa_rdma_read: Whether its EFA devices are documented to support RDMA read (GPUDirect RDMA through
             libfabric's ``FI_EFA_USE_DEVICE_RDMA``); False where not documented or without EFA.
+        local_nvme_gb: Total NVMe instance store in GB (0: none); None where the catalog has no sourced figure.
     """
 
     cloud: Cloud
@@ -120,6 +121,7 @@ class InstanceType:
     arch: Arch
     source: Source
     efa_rdma_read: bool = False
+    local_nvme_gb: int | None = None
 
     @property
     def gpu_class(self) -> str:
@@ -130,6 +132,11 @@ class InstanceType:
     def has_efa(self) -> bool:
         """Whether the type supports at least one EFA interface."""
         return self.efa_interfaces > 0
+
+    @property
+    def has_local_nvme(self) -> bool:
+        """Whether the type is documented to have NVMe instance store."""
+        return bool(self.local_nvme_gb)
 
 
 @dataclass(frozen=True)
@@ -378,11 +385,15 @@ def _read_type(reader: _Reader, path: str, raw: _Object, fam: _Family) -> Instan
     efa = reader.get(raw, "efa_interfaces", path, int)
     memory = reader.positive(raw, "memory", path)
     gpu_memory = reader.positive(raw, "gpu_memory", path)
+    local_nvme = None if raw.get("local_nvme_gb") is None else reader.get(raw, "local_nvme_gb", path, int)
     valid = True
     for key, count in (("vcpu", vcpu), ("gpu_count", gpu_count)):
         if count is not None and count <= 0:
             reader.fail(f"{path}.{key}", "must be > 0", count)
             valid = False
+    if local_nvme is not None and local_nvme < 0:
+        reader.fail(f"{path}.local_nvme_gb", "must be >= 0", local_nvme)
+        valid = False
     if efa is not None and (efa < 0 or (fam.cloud is Cloud.ALICLOUD and efa != 0)):
         reader.fail(f"{path}.efa_interfaces", "must be >= 0, and 0 on Alibaba Cloud", efa)
         valid = False
@@ -413,6 +424,7 @@ def _read_type(reader: _Reader, path: str, raw: _Object, fam: _Family) -> Instan
         arch=fam.arch,
         source=fam.source,
         efa_rdma_read=fam.efa_rdma_read and efa > 0,
+        local_nvme_gb=local_nvme,
     )
 
 

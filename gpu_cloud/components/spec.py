@@ -22,7 +22,7 @@ from pulumi.runtime import config as runtime_config
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
-from gpu_cloud.components.catalog import Cloud, lookup
+from gpu_cloud.components.catalog import Cloud, InstanceType, lookup
 from gpu_cloud.components.cloud_limits import limits
 from gpu_cloud.components.versions import DEFAULT_KUBERNETES_VERSION, version_problem
 
@@ -37,6 +37,7 @@ __all__ = [
     "AddonsSpec",
     "AlertReceiverKind",
     "AlertsSpec",
+    "AwsCapacityReservationSpec",
     "CheckpointBucketSpec",
     "Cloud",
     "ClusterSpec",
@@ -244,6 +245,33 @@ class ClusterSpec(_Spec):
         return self
 
 
+class AwsCapacityReservationSpec(_Spec):
+    """AWS only: the reserved capacity a training pool's nodes launch into, set in the launch template's
+    ``CapacityReservationSpecification.CapacityReservationTarget`` (botocore ec2 model, CapacityReservationTarget:
+    a CapacityReservationId or a CapacityReservationResourceGroupArn, one of the two)."""
+
+    reservation_id: str | None = Field(default=None, pattern=r"^cr-[0-9a-f]+$")
+    """The On-Demand Capacity Reservation or Capacity Block, e.g. ``cr-02168da1478b509e0``."""
+    resource_group_arn: str | None = Field(
+        default=None, pattern=r"^arn:aws(-cn|-us-gov)?:resource-groups:[a-z0-9-]+:\d{12}:group/[A-Za-z0-9_.-]+$"
+    )
+    """A Capacity Reservation resource group, instead of one reservation."""
+    capacity_block: bool = False
+    """The reservation is a Capacity Block for ML: the node group's capacity type is ``CAPACITY_BLOCK`` and the
+    launch template's market type ``capacity-block`` (EKS User Guide, "Create a managed node group with Capacity
+    Blocks for ML", capacity-blocks-mng, read 2026-12-03). Needs ``reservationId``, one instance type, one zone."""
+
+    @model_validator(mode="after")
+    def _one_target(self) -> AwsCapacityReservationSpec:
+        problems = []
+        if (self.reservation_id is None) == (self.resource_group_arn is None):
+            problems.append(Problem("reservationId", "set exactly one of reservationId and resourceGroupArn", None))
+        elif self.capacity_block and self.reservation_id is None:
+            problems.append(Problem("capacityBlock", "a Capacity Block is targeted by its reservationId", True))
+        _raise(problems)
+        return self
+
+
 class GpuNodePoolSpec(_Spec):
     """A pool of on-demand GPU nodes for training or inference."""
 
@@ -276,6 +304,8 @@ class GpuNodePoolSpec(_Spec):
     """AWS only: the EKS AMI type; default AL2023 NVIDIA for the instance type's architecture."""
     aws_ami_release_version: str | None = None
     """AWS only: pin the AMI release so driver updates are deliberate rolling updates."""
+    aws_capacity_reservation: AwsCapacityReservationSpec | None = None
+    """AWS training only: launch the nodes into a Capacity Reservation, reservation group or Capacity Block."""
     gpu_time_slicing_replicas: int | None = Field(default=None, ge=2, le=16)
     """Inference only: share each GPU between this many pods (time-slicing / GPU sharing)."""
     labels: dict[str, str] = Field(default_factory=dict)
@@ -285,9 +315,22 @@ class GpuNodePoolSpec(_Spec):
     def _coherent(self) -> GpuNodePoolSpec:
         problems = _size_problems(self.min_size, self.desired_size, self.max_size)
         if self.purpose is not PoolPurpose.TRAINING:
-            for field in ("efa", "placement_group"):
+            for field in ("efa", "placement_group", "aws_capacity_reservation"):
                 if getattr(self, field):
-                    problems.append(Problem(to_camel(field), "only training pools use it", True))
+                    problems.append(
+                        Problem(to_camel(field), "only training pools use it", _given(getattr(self, field)))
+                    )
+        reservation = self.aws_capacity_reservation
+        if reservation is not None and reservation.capacity_block:
+            # The launch template names the one instance type of the block, in the block's zone.
+            if len(self.instance_types) != 1:
+                problems.append(
+                    Problem("instanceTypes", "a Capacity Block pool has one instance type", list(self.instance_types))
+                )
+            if len(self.zones) != 1:
+                problems.append(
+                    Problem("zones", "a Capacity Block pool runs in its block's one zone", list(self.zones))
+                )
         if self.purpose is not PoolPurpose.INFERENCE and self.gpu_time_slicing_replicas is not None:
             problems.append(
                 Problem("gpuTimeSlicingReplicas", "only inference pools share GPUs", self.gpu_time_slicing_replicas)
@@ -311,8 +354,9 @@ class SpotGroupSpec(_Spec):
     """The group's name, unique in the environment."""
     purpose: PoolPurpose
     """Training (non-critical) or inference."""
-    instance_types: tuple[str, ...] = Field(min_length=2)
-    """At least two catalog types of the same GPU class, so one spot pool's shortage is not an outage."""
+    instance_types: tuple[str, ...] = Field(min_length=1)
+    """Catalog types of one GPU class; on AWS also of one capacity (vCPUs, memory, GPUs), as the cluster autoscaler
+    sizes the group from its first type."""
     min_size: int = Field(default=0, ge=0, le=1000)
     """Fewest spot nodes."""
     desired_size: int = Field(default=0, ge=0, le=1000)
@@ -728,6 +772,11 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _given(value: Any) -> Any:
+    """A field's value as the config gave it (a nested spec as its camelCase mapping)."""
+    return value.model_dump(by_alias=True, exclude_defaults=True) if isinstance(value, BaseModel) else value
+
+
 def _raise(problems: list[Problem]) -> None:
     if problems:
         # Carried through pydantic as one error; parse_stack_config splits it back into problems.
@@ -782,20 +831,49 @@ def pool_problems(cloud: Cloud, pool: GpuNodePoolSpec, path: str = "") -> list[P
             if found is not None and not found.has_efa:
                 problems.append(Problem(f"{prefix}instanceTypes.{i}", "does not support EFA (efa is true)", name))
     if cloud is not Cloud.AWS:
-        for field in ("efa", "aws_ami_type", "aws_ami_release_version"):
+        for field in ("efa", "aws_ami_type", "aws_ami_release_version", "aws_capacity_reservation"):
             if getattr(pool, field):
-                problems.append(Problem(f"{prefix}{to_camel(field)}", "is an AWS-only setting", getattr(pool, field)))
+                problems.append(
+                    Problem(f"{prefix}{to_camel(field)}", "is an AWS-only setting", _given(getattr(pool, field)))
+                )
     return problems
 
 
 def spot_problems(cloud: Cloud, group: SpotGroupSpec, path: str = "") -> list[Problem]:
-    """What is wrong with ``group`` on ``cloud``: unknown types or types of different GPU classes."""
+    """What is wrong with ``group`` on ``cloud``: unknown types, types of different GPU classes or capacities."""
     prefix = f"{path}." if path else ""
     problems = _type_problems(cloud, f"{prefix}instanceTypes", group.instance_types)
-    classes = {t.gpu_class for name in group.instance_types if (t := lookup(cloud, name)) is not None}
+    found = [t for name in group.instance_types if (t := lookup(cloud, name)) is not None]
+    classes = {t.gpu_class for t in found}
     if len(classes) > 1:
         problems.append(Problem(f"{prefix}instanceTypes", "mixes GPU classes; use one GPU model", sorted(classes)))
+    if cloud is Cloud.AWS and len({_capacity(t) for t in found}) > 1:
+        shapes = ", ".join(f"{t.name}: {_capacity_text(t)}" for t in found)
+        message = f"differ in capacity ({shapes}); the cluster autoscaler sizes the group from its first type only"
+        problems.append(Problem(f"{prefix}instanceTypes", message, list(group.instance_types)))
     return problems
+
+
+def _capacity(instance_type: InstanceType) -> tuple[int, float, int, float]:
+    """What the cluster autoscaler reads from a group's first type to size the group: vCPUs, memory, GPUs (and size).
+
+    kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md at tag cluster-autoscaler-1.35.0 (the
+    appVersion of chart 9.59.0, read 2026-12-03): each group "should be composed of instance types that provide
+    approximately equal capacity", as "each of those provide 4 vCPUs and 16GiB RAM"; the autoscaler "will attempt
+    to determine the CPU, memory, and GPU resources" of a group from its instance type and, with several, "only the
+    first instance type found will be used"; for mixed instances "the instance types should have the same amount of
+    RAM and number of CPU cores". "Approximately equal" is taken as that: the same vCPUs, memory and GPU count, and
+    the same memory per GPU (not a resource the autoscaler counts, but what a pod's model must fit in).
+    Checked on AWS only: ACK scales node pools with its own node autoscaling, whose sizing this project has not
+    verified (the upstream Alibaba Cloud provider sizes a group from its scaling configuration's one InstanceType,
+    cloudprovider/alicloud/alicloud_manager.go getAsgTemplate, same tag).
+    """
+    return instance_type.vcpu, instance_type.memory_gib, instance_type.gpu_count, instance_type.gpu_memory_gib
+
+
+def _capacity_text(instance_type: InstanceType) -> str:
+    vcpu, memory, gpus, gpu_memory = _capacity(instance_type)
+    return f"{vcpu} vCPU {memory:g} GiB {gpus}x{gpu_memory:.1f} GiB GPU"
 
 
 def system_pool_problems(cloud: Cloud, cluster: ClusterSpec, path: str = "") -> list[Problem]:

@@ -20,7 +20,7 @@ CLOUDS: dict[str, dict[str, Any]] = {
         "region": "us-east-1",
         "zones": ("us-east-1a", "us-east-1b"),
         "pool_types": ["g5.xlarge", "g5.2xlarge"],
-        "spot_types": ["g5.xlarge", "g5.2xlarge"],
+        "spot_types": ["g5.xlarge"],
         "principal": "arn:aws:iam::123456789012:role/admin",
         "nat": [{"zone": "us-east-1a", "cidr": "10.50.255.0/28"}],
         "kms": {},

@@ -130,7 +130,7 @@ CONFIG = (
     textwrap.dedent(VALID_CONFIG)
     + """\
   gpu-cloud:spotGroups:
-    - {name: batch, purpose: training, instanceTypes: [g5.xlarge, g5.2xlarge], maxSize: 4}
+    - {name: batch, purpose: training, instanceTypes: [g5.xlarge], maxSize: 4}
 """
 )
 
@@ -156,7 +156,7 @@ def test_a_pool_named_like_a_fall_back_exits_2_naming_the_field_and_value(
 
 
 def test_a_fall_back_that_cannot_rank_below_its_spot_group_is_reported() -> None:
-    group = {"name": "batch-spot", "purpose": "training", "instanceTypes": ["g5.xlarge", "g5.2xlarge"], "maxSize": 4}
+    group = {"name": "batch-spot", "purpose": "training", "instanceTypes": ["g5.xlarge"], "maxSize": 4}
     config = parse_stack_config(BASE | {"nodePools": [], "inference": [], "spotGroups": [group]})
     names = node_group_names(config)
     assert expander_problems(names, expander_priorities(config.spot_groups)) == []

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import base64
+import email
+import gzip
+import json
+from pathlib import Path
 from typing import Any
 
+import botocore
 import pytest
+import yaml
 
 from gpu_cloud.components import catalog
-from gpu_cloud.components.aws._node_group import EFA_ONLY_MIN_VPC_CNI, efa_layout
+from gpu_cloud.components.aws._node_group import (
+    CAPACITY_BLOCK,
+    EFA_ONLY_MIN_VPC_CNI,
+    NodeGroupPlan,
+    efa_layout,
+    node_user_data,
+)
 from gpu_cloud.components.aws.node_pool import GpuNodePool, GpuNodePoolArgs
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec
-from gpu_cloud.components.versions import EKS_ADDON_VERSIONS
+from gpu_cloud.components.versions import EKS_ADDON_VERSIONS, EKS_AL2023_RELEASE_VERSIONS
 from tests.aws.helpers import assert_policies_lint_clean, named, of_type, run, type_counts
 from tests.aws.nodes import KEY_ARN, TARGET
 
@@ -130,6 +143,139 @@ def test_bottlerocket_keeps_images_on_an_encrypted_data_volume() -> None:
         ("/dev/xvdb", 200, "true"),
     ]
     assert named(plan, "pool-nodes").inputs["amiType"] == "BOTTLEROCKET_x86_64_NVIDIA"
+
+
+NODEADM = json.loads((Path(__file__).parent / "nodeadm-v20260714" / "SOURCE.json").read_text())
+"""The nodeadm NodeConfig API of the pinned AL2023 AMI release, vendored as facts with their source."""
+
+
+def _node_configs(user_data: str) -> list[dict[str, Any]]:
+    """The NodeConfig documents nodeadm reads from base64 user data: the parts of a MIME multi-part document whose
+    media type is nodeadm's, each parsed as YAML (nodeadm's configprovider/mime.go ``ParseMultipart``)."""
+    message = email.message_from_bytes(base64.b64decode(user_data))
+    assert message.get_content_type() == "multipart/mixed"
+    parts = [p for p in message.get_payload() if p.get_content_type() == NODEADM["mediaType"]]
+    return [yaml.safe_load(p.get_payload()) for p in parts]
+
+
+def _api_problems(value: Any, type_name: str, path: str) -> list[str]:
+    """Fields of ``value`` that the vendored nodeadm API does not define for ``type_name``, and enum values outside
+    their enum."""
+    if type_name in NODEADM["enums"]:
+        return [] if value in NODEADM["enums"][type_name] else [f"{path}: {value!r} not in {type_name}"]
+    fields = NODEADM["fields"].get(type_name)
+    if fields is None:
+        return []
+    if not isinstance(value, dict):
+        return [f"{path}: not an object"]
+    problems = [f"{path}.{key}: not a field of {type_name}" for key in value if key not in fields]
+    for key, child in value.items():
+        if key in fields:
+            problems += _api_problems(child, fields[key], f"{path}.{key}")
+    return problems
+
+
+def test_p5_nodes_raid0_their_nvme_instance_store_through_a_nodeadm_node_config() -> None:
+    user_data = named(run(lambda: _pool(TRAINING)), "pool-nodes-lt").inputs["userData"]
+    [config] = _node_configs(user_data)
+    assert (config["apiVersion"], config["kind"]) == (NODEADM["apiVersion"], NODEADM["kind"])
+    assert _api_problems(config, "NodeConfig", "") == []
+    assert config["spec"] == {"instance": {"localStorage": {"strategy": "RAID0"}}}
+
+
+def test_the_api_check_finds_fields_nodeadm_does_not_have() -> None:
+    config = {"apiVersion": "x", "spec": {"instance": {"localStorage": {"strategy": "raid0", "size": 1}}}}
+    assert _api_problems(config, "NodeConfig", "") == [
+        ".spec.instance.localStorage.size: not a field of LocalStorageOptions",
+        ".spec.instance.localStorage.strategy: 'raid0' not in LocalStorageStrategy",
+    ]
+
+
+def test_the_vendored_nodeadm_api_is_the_pinned_ami_release() -> None:
+    # A new AL2023 AMI pin must be read against its own nodeadm API before this test passes again.
+    assert {v.rsplit("-", 1)[1] for v in EKS_AL2023_RELEASE_VERSIONS.values()} == {NODEADM["tag"].removeprefix("v")}
+
+
+AWS_TYPES = catalog.instance_types(Cloud.AWS)
+
+
+@pytest.mark.parametrize("instance_type", AWS_TYPES, ids=[t.name for t in AWS_TYPES])
+def test_only_types_with_nvme_instance_store_get_the_local_storage_config(instance_type: catalog.InstanceType) -> None:
+    plan = NodeGroupPlan(
+        suffix="nodes",
+        node_group_name="pool",
+        instance_types=(instance_type,),
+        capacity_type="ON_DEMAND",
+        min_size=0,
+        desired_size=0,
+        max_size=1,
+        disk_size_gib=200,
+        zones=("us-east-1a",),
+        labels={},
+    )
+    user_data = node_user_data(plan)
+    assert (user_data is not None) is instance_type.has_local_nvme
+    if user_data is not None:
+        assert [c["spec"] for c in _node_configs(user_data)] == [{"instance": {"localStorage": {"strategy": "RAID0"}}}]
+
+
+def test_a_type_without_instance_store_gets_no_user_data() -> None:
+    plan = run(lambda: _pool(INFERENCE, instanceTypes=["g5g.xlarge"]))
+    assert "userData" not in named(plan, "pool-nodes-lt").inputs
+
+
+def test_bottlerocket_gets_no_nodeadm_user_data() -> None:
+    # Bottlerocket does not run nodeadm; its own instance-store setting was not verified, so images stay on the
+    # data volume.
+    plan = run(
+        lambda: _pool(INFERENCE, awsAmiType="BOTTLEROCKET_x86_64_NVIDIA", awsAmiReleaseVersion="1.41.0-a1b2c3d4")
+    )
+    assert "userData" not in named(plan, "pool-nodes-lt").inputs
+
+
+def test_an_on_demand_capacity_reservation_is_the_launch_template_target_of_an_on_demand_group() -> None:
+    plan = run(lambda: _pool(TRAINING, awsCapacityReservation={"reservationId": "cr-02168da1478b509e0"}))
+    template = named(plan, "pool-nodes-lt").inputs
+    assert template["capacityReservationSpecification"] == {
+        "capacityReservationTarget": {"capacityReservationId": "cr-02168da1478b509e0"}
+    }
+    assert "instanceMarketOptions" not in template and "instanceType" not in template
+    group = named(plan, "pool-nodes").inputs
+    assert (group["capacityType"], group["instanceTypes"]) == ("ON_DEMAND", ["p5.48xlarge"])
+
+
+def test_a_reservation_group_is_the_target_instead_of_one_reservation() -> None:
+    arn = "arn:aws:resource-groups:us-east-1:123456789012:group/p5"
+    plan = run(lambda: _pool(TRAINING, awsCapacityReservation={"resourceGroupArn": arn}))
+    assert named(plan, "pool-nodes-lt").inputs["capacityReservationSpecification"] == {
+        "capacityReservationTarget": {"capacityReservationResourceGroupArn": arn}
+    }
+
+
+def test_a_capacity_block_pool_is_a_capacity_block_group_on_a_capacity_block_launch_template() -> None:
+    block = {"reservationId": "cr-02168da1478b509e0", "capacityBlock": True}
+    plan = run(lambda: _pool(TRAINING, awsCapacityReservation=block))
+    template = named(plan, "pool-nodes-lt").inputs
+    assert template["capacityReservationSpecification"] == {
+        "capacityReservationTarget": {"capacityReservationId": "cr-02168da1478b509e0"}
+    }
+    assert template["instanceMarketOptions"] == {"marketType": "capacity-block"}
+    assert template["instanceType"] == "p5.48xlarge"
+    group = named(plan, "pool-nodes").inputs
+    assert group["capacityType"] == "CAPACITY_BLOCK"
+    assert "instanceTypes" not in group
+    assert group["subnetIds"] == ["subnet-a"]
+
+
+def _botocore_model(service: str, version: str) -> dict[str, Any]:
+    path = Path(botocore.__file__).parent / "data" / service / version / "service-2.json.gz"
+    model: dict[str, Any] = json.loads(gzip.decompress(path.read_bytes()))
+    return model
+
+
+def test_the_capacity_type_and_market_type_are_the_apis_own_values() -> None:
+    assert CAPACITY_BLOCK in _botocore_model("eks", "2017-11-01")["shapes"]["CapacityTypes"]["enum"]
+    assert "capacity-block" in _botocore_model("ec2", "2016-11-15")["shapes"]["MarketType"]["enum"]
 
 
 def test_p5_training_puts_efa_on_the_primary_card_and_efa_only_on_the_others() -> None:

@@ -11,7 +11,7 @@ from gpu_cloud.components.spec import ConfigError, SpotGroupSpec
 from tests.aws.helpers import named, of_type, run, type_counts
 from tests.aws.nodes import TARGET
 
-GROUP = {"name": "infer", "purpose": "inference", "instanceTypes": ["g5.xlarge", "g5.2xlarge"], "maxSize": 6}
+GROUP = {"name": "infer", "purpose": "inference", "instanceTypes": ["g5.xlarge"], "maxSize": 6}
 
 
 def _group(**overrides: Any) -> None:
@@ -35,7 +35,7 @@ def test_spot_group_is_spot_over_every_type_with_the_spot_label_and_taint() -> N
     assert inputs["nodeGroupNamePrefix"] == "infer-spot-"
     assert "nodeGroupName" not in inputs
     assert inputs["capacityType"] == "SPOT"
-    assert inputs["instanceTypes"] == ["g5.xlarge", "g5.2xlarge"]
+    assert inputs["instanceTypes"] == ["g5.xlarge"]
     assert inputs["labels"]["gpucloud.io/capacity"] == "spot"
     assert inputs["taints"] == [
         {"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "true"},
@@ -49,7 +49,7 @@ def test_fallback_is_on_demand_of_the_same_class_from_zero() -> None:
     assert inputs["nodeGroupNamePrefix"] == "infer-ondemand-"
     assert "nodeGroupName" not in inputs
     assert inputs["capacityType"] == "ON_DEMAND"
-    assert inputs["instanceTypes"] == ["g5.xlarge", "g5.2xlarge"]
+    assert inputs["instanceTypes"] == ["g5.xlarge"]
     assert inputs["labels"]["gpucloud.io/capacity"] == "on-demand"
     assert inputs["labels"]["gpucloud.io/gpu-class"] == "nvidia-a10g"
     assert inputs["taints"] == [{"effect": "NO_SCHEDULE", "key": "nvidia.com/gpu", "value": "true"}]
@@ -73,16 +73,32 @@ def test_without_fallback_only_the_spot_group_exists() -> None:
     assert [r.name for r in of_type(plan, "aws:eks/nodeGroup:NodeGroup")] == ["grp-spot"]
 
 
-def test_mixed_gpu_classes_are_rejected_before_registering() -> None:
+@pytest.mark.parametrize(
+    ("types", "error"),
+    [
+        (
+            ["g5.xlarge", "g6.xlarge"],
+            'instanceTypes: mixes GPU classes; use one GPU model (got ["NVIDIA A10G", "NVIDIA L4"])',
+        ),
+        (
+            ["g6.xlarge", "g6.2xlarge"],
+            "instanceTypes: differ in capacity (g6.xlarge: 4 vCPU 16 GiB 1x22.4 GiB GPU, g6.2xlarge: 8 vCPU 32 GiB "
+            '1x22.4 GiB GPU); the cluster autoscaler sizes the group from its first type only (got ["g6.xlarge", '
+            '"g6.2xlarge"])',
+        ),
+    ],
+    ids=["mixed-gpu-classes", "different-capacity"],
+)
+def test_types_of_mixed_gpu_classes_or_capacities_are_rejected_before_registering(types: list[str], error: str) -> None:
     errors: list[str] = []
 
     def program() -> None:
         with pytest.raises(ConfigError) as err:
-            _group(instanceTypes=["g5.xlarge", "g6.xlarge"])
+            _group(instanceTypes=types)
         errors.append(str(err.value))
 
     plan = run(program)
-    assert errors == ['instanceTypes: mixes GPU classes; use one GPU model (got ["NVIDIA A10G", "NVIDIA L4"])']
+    assert errors == [error]
     assert len(plan.resources) == 1
 
 

@@ -310,6 +310,40 @@ def test_efa_rdma_read_is_a_documented_family_fact(name: str, rdma_read: bool) -
     assert found.efa_rdma_read is rdma_read
 
 
+@pytest.mark.parametrize(
+    ("name", "local_nvme_gb"),
+    [
+        ("p5.48xlarge", 30400),
+        ("p4d.24xlarge", 8000),
+        ("p4de.24xlarge", 8000),
+        ("g5.xlarge", 250),
+        ("g5.12xlarge", 3800),
+        ("g6.xlarge", 250),
+        ("g6.48xlarge", 7520),
+        ("g6e.48xlarge", 7600),
+        ("g4dn.xlarge", 125),
+        ("g5g.xlarge", 0),  # no instance-local-nvme label: no NVMe instance store
+    ],
+)
+def test_local_nvme_instance_store_is_a_documented_type_fact(name: str, local_nvme_gb: int) -> None:
+    found = catalog.lookup(AWS, name)
+    assert found is not None
+    assert (found.local_nvme_gb, found.has_local_nvme) == (local_nvme_gb, local_nvme_gb > 0)
+
+
+def test_every_aws_type_has_a_local_nvme_figure_and_no_alibaba_type_has_one() -> None:
+    assert all(t.local_nvme_gb is not None for t in catalog.instance_types(AWS))
+    assert all(t.local_nvme_gb is None and not t.has_local_nvme for t in catalog.instance_types(ALI))
+
+
+def test_a_negative_or_non_integer_local_nvme_figure_is_rejected() -> None:
+    facts = _facts()
+    facts["families"][0]["types"][0]["local_nvme_gb"] = -1
+    assert _problems(facts, _prices()) == ("catalog.families[0].types[0].local_nvme_gb: must be >= 0 (got -1)",)
+    facts["families"][0]["types"][0]["local_nvme_gb"] = "250"
+    assert _problems(facts, _prices()) == ("catalog.families[0].types[0].local_nvme_gb: must be int (got '250')",)
+
+
 def test_no_alibaba_type_reads_with_efa_rdma() -> None:
     assert not any(t.efa_rdma_read for t in catalog.instance_types(ALI))
 

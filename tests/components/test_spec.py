@@ -46,9 +46,7 @@ BASE: dict[str, Any] = {
             "maxSize": 4,
         },
     ],
-    "spotGroups": [
-        {"name": "batch", "purpose": "training", "instanceTypes": ["g5.xlarge", "g5.2xlarge"], "maxSize": 8}
-    ],
+    "spotGroups": [{"name": "batch", "purpose": "training", "instanceTypes": ["g5.xlarge"], "maxSize": 8}],
     "peering": {
         "peerRegion": "us-west-2",
         "peerVpcCidr": "10.1.0.0/16",
@@ -141,6 +139,68 @@ INVALID = [
         ["nodePools.0.instanceTypes.0: does not support EFA (efa is true) (got g5.xlarge)"],
     ),
     (
+        _with("nodePools.0.awsCapacityReservation", {}),
+        [
+            "nodePools.0.awsCapacityReservation.reservationId: set exactly one of reservationId and "
+            "resourceGroupArn (got null)"
+        ],
+    ),
+    (
+        _with(
+            "nodePools.0.awsCapacityReservation",
+            {
+                "reservationId": "cr-02168da1478b509e0",
+                "resourceGroupArn": "arn:aws:resource-groups:us-east-1:123456789012:group/p5",
+            },
+        ),
+        [
+            "nodePools.0.awsCapacityReservation.reservationId: set exactly one of reservationId and "
+            "resourceGroupArn (got null)"
+        ],
+    ),
+    (
+        _with(
+            "nodePools.0.awsCapacityReservation",
+            {"resourceGroupArn": "arn:aws:resource-groups:us-east-1:123456789012:group/p5", "capacityBlock": True},
+        ),
+        [
+            "nodePools.0.awsCapacityReservation.capacityBlock: a Capacity Block is targeted by its reservationId "
+            "(got true)"
+        ],
+    ),
+    (
+        _with("nodePools.0.awsCapacityReservation", {"reservationId": "02168da1478b509e0"}),
+        [
+            "nodePools.0.awsCapacityReservation.reservationId: string should match pattern '^cr-[0-9a-f]+$' "
+            "(got 02168da1478b509e0)"
+        ],
+    ),
+    (
+        _with("nodePools.1.awsCapacityReservation", {"reservationId": "cr-02168da1478b509e0"}),
+        [
+            "nodePools.1.awsCapacityReservation: only training pools use it "
+            '(got {"reservationId": "cr-02168da1478b509e0"})'
+        ],
+    ),
+    (
+        _with(
+            "nodePools.0",
+            {
+                **BASE["nodePools"][0],
+                "efa": False,
+                "placementGroup": False,
+                "zones": [],
+                "instanceTypes": ["p4d.24xlarge", "p4de.24xlarge"],
+                "awsCapacityReservation": {"reservationId": "cr-02168da1478b509e0", "capacityBlock": True},
+            },
+        ),
+        [
+            'nodePools.0.instanceTypes: a Capacity Block pool has one instance type (got ["p4d.24xlarge", '
+            '"p4de.24xlarge"])',
+            "nodePools.0.zones: a Capacity Block pool runs in its block's one zone (got [])",
+        ],
+    ),
+    (
         _with("nodePools.0.zones", ["us-east-1a", "us-east-1b"]),
         ['nodePools.0.zones: an EFA training pool runs in exactly one zone (got ["us-east-1a", "us-east-1b"])'],
     ),
@@ -173,8 +233,24 @@ INVALID = [
         ],
     ),
     (
-        _with("spotGroups.0.instanceTypes", ["g5.xlarge"]),
-        ['spotGroups.0.instanceTypes: tuple should have at least 2 items after validation, not 1 (got ["g5.xlarge"])'],
+        _with("spotGroups.0.instanceTypes", []),
+        ["spotGroups.0.instanceTypes: tuple should have at least 1 item after validation, not 0 (got [])"],
+    ),
+    (
+        _with("spotGroups.0.instanceTypes", ["g5.xlarge", "g5.2xlarge"]),
+        [
+            "spotGroups.0.instanceTypes: differ in capacity (g5.xlarge: 4 vCPU 16 GiB 1x22.4 GiB GPU, g5.2xlarge: "
+            "8 vCPU 32 GiB 1x22.4 GiB GPU); the cluster autoscaler sizes the group from its first type only "
+            '(got ["g5.xlarge", "g5.2xlarge"])'
+        ],
+    ),
+    (
+        _with("spotGroups.0.instanceTypes", ["p4d.24xlarge", "p4de.24xlarge"]),
+        [
+            "spotGroups.0.instanceTypes: differ in capacity (p4d.24xlarge: 96 vCPU 1152 GiB 8x40.0 GiB GPU, "
+            "p4de.24xlarge: 96 vCPU 1152 GiB 8x80.0 GiB GPU); the cluster autoscaler sizes the group from its first "
+            'type only (got ["p4d.24xlarge", "p4de.24xlarge"])'
+        ],
     ),
     (
         _with("spotGroups.0.instanceTypes", ["g5.xlarge", "g6.xlarge"]),
@@ -362,6 +438,9 @@ def test_a_schema_error_hides_no_check_that_can_run() -> None:
         'tags: missing required tags environment, cost-center (got ["owner"])',
         "nodePools.1.instanceTypes.0: not a GPU instance type of the aws catalog (got g9.nothing)",
         'spotGroups.0.instanceTypes: mixes GPU classes; use one GPU model (got ["NVIDIA A10G", "NVIDIA H100"])',
+        "spotGroups.0.instanceTypes: differ in capacity (g5.xlarge: 4 vCPU 16 GiB 1x22.4 GiB GPU, p5.48xlarge: "
+        "192 vCPU 2048 GiB 8x80.0 GiB GPU); the cluster autoscaler sizes the group from its first type only "
+        '(got ["g5.xlarge", "p5.48xlarge"])',
     ]
 
 

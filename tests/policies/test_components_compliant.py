@@ -140,7 +140,7 @@ def _aws() -> None:
     amz.GpuNodePool("train", amz.GpuNodePoolArgs(spec=training, target=target), opts=opts)
     inference = _pool("infer", "inference", ["g5.xlarge"])
     amz.GpuNodePool("infer", amz.GpuNodePoolArgs(spec=inference, target=target), opts=opts)
-    amz.SpotGpuGroup("batch", amz.SpotGpuGroupArgs(spec=_spot(["g5.xlarge", "g5.2xlarge"]), target=target), opts=opts)
+    amz.SpotGpuGroup("batch", amz.SpotGpuGroupArgs(spec=_spot(["g5.xlarge"]), target=target), opts=opts)
     amz.GpuAdminAccess("access", amz.GpuAdminAccessArgs(spec=ACCESS, cluster_name="gpu"), opts=opts)
     amz.CheckpointBucket(
         "ckpt",

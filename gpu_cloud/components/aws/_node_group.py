@@ -2,16 +2,21 @@
 and node group.
 
 A node group here is always an EKS managed node group on a launch template that requires IMDSv2, gives no
-interface a public address and encrypts the root volume with the environment's key; the taints, labels and
-cluster-autoscaler tags come from a :class:`NodeGroupPlan`. GPU groups carry the GPU taint; the system group
+interface a public address and encrypts the root volume with the environment's key; on AL2023 types with NVMe
+instance store its user data has nodeadm put the store to use. The taints, labels and cluster-autoscaler tags come
+from a :class:`NodeGroupPlan`. GPU groups carry the GPU taint; the system group
 (CPU types, standard AMI) carries none, so that cluster add-ons have somewhere to run.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from email.mime.base import MIMEBase
+from email.mime.multipart import MIMEMultipart
 
 import pulumi
 import pulumi_aws as aws
@@ -20,7 +25,7 @@ from gpu_cloud.components import labels
 from gpu_cloud.components.aws._iam import account_of, managed_policy_arn, service_trust
 from gpu_cloud.components.aws.expander import node_group_name_prefix, node_group_name_problem
 from gpu_cloud.components.catalog import Cloud, InstanceType, lookup
-from gpu_cloud.components.spec import Problem
+from gpu_cloud.components.spec import AwsCapacityReservationSpec, Problem
 from gpu_cloud.components.versions import EKS_AL2023_RELEASE_VERSIONS, EKS_GPU_AMI_TYPES
 
 __all__ = [
@@ -34,6 +39,7 @@ __all__ = [
     "efa_layout",
     "node_labels",
     "node_role",
+    "node_user_data",
     "plan_problems",
 ]
 
@@ -93,7 +99,8 @@ class NodeGroupPlan:
     instance_types: tuple[InstanceType, ...]
     """Catalog entries of the GPU instance types (empty for the system group)."""
     capacity_type: str
-    """``ON_DEMAND`` or ``SPOT`` (EKS CreateNodegroup capacityType)."""
+    """``ON_DEMAND``, ``SPOT`` or ``CAPACITY_BLOCK`` (EKS CreateNodegroup capacityType, botocore eks model
+    CapacityTypes)."""
     min_size: int
     desired_size: int
     max_size: int
@@ -115,6 +122,8 @@ class NodeGroupPlan:
     tags: Mapping[str, str] = field(default_factory=dict)
     cpu_instance_types: tuple[str, ...] = ()
     """Non-GPU instance types of the system group, instead of ``instance_types``: no GPU taint, standard AMI."""
+    capacity_reservation: AwsCapacityReservationSpec | None = None
+    """Reserved capacity the nodes launch into (a Capacity Block with capacity type ``CAPACITY_BLOCK``)."""
 
     @property
     def type_names(self) -> list[str]:
@@ -244,6 +253,7 @@ def declare_node_group(
     if plan.placement_group:
         group = aws.ec2.PlacementGroup(f"{base}-pg", strategy="cluster", opts=child)
         placement = aws.ec2.LaunchTemplatePlacementArgs(group_name=group.name)
+    reservation, market = _reservation(plan)
     template = aws.ec2.LaunchTemplate(
         f"{base}-lt",
         description=f"Nodes of {plan.node_group_name}",
@@ -254,6 +264,10 @@ def declare_node_group(
         block_device_mappings=_volumes(plan, target),
         network_interfaces=_interfaces(plan, target),
         placement=placement,
+        user_data=node_user_data(plan),
+        capacity_reservation_specification=reservation,
+        instance_market_options=market,
+        instance_type=plan.type_names[0] if market is not None else None,
         tag_specifications=[
             aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=dict(target.tags))
             for kind in LAUNCHED_RESOURCE_TYPES
@@ -277,7 +291,8 @@ def declare_node_group(
         release_version=plan.release_version or EKS_AL2023_RELEASE_VERSIONS[target.kubernetes_version],
         version=target.kubernetes_version,
         capacity_type=plan.capacity_type,
-        instance_types=plan.type_names,
+        # A Capacity Block's launch template names the instance type; EKS takes it from one place only.
+        instance_types=None if plan.capacity_type == CAPACITY_BLOCK else plan.type_names,
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(
             min_size=plan.min_size, desired_size=plan.desired_size, max_size=plan.max_size
         ),
@@ -295,6 +310,36 @@ def declare_node_group(
             ignore_changes=["scalingConfig.desiredSize"],
         ),
     )
+
+
+CAPACITY_BLOCK = "CAPACITY_BLOCK"
+"""EKS capacity type of a node group on a Capacity Block for ML (botocore eks model, CapacityTypes)."""
+
+
+def _reservation(
+    plan: NodeGroupPlan,
+) -> tuple[
+    aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None,
+    aws.ec2.LaunchTemplateInstanceMarketOptionsArgs | None,
+]:
+    """The launch template's capacity reservation target and market options for ``plan``'s reserved capacity.
+
+    The target is the reservation id or its resource group (botocore ec2 model, CapacityReservationTarget). A
+    Capacity Block also needs the market type ``capacity-block`` (ec2 MarketType) and the instance type in the
+    launch template (EKS User Guide, "Create a managed node group with Capacity Blocks for ML", read 2026-12-03).
+    """
+    reservation = plan.capacity_reservation
+    if reservation is None:
+        return None, None
+    target = aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
+        capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
+            capacity_reservation_id=reservation.reservation_id,
+            capacity_reservation_resource_group_arn=reservation.resource_group_arn,
+        )
+    )
+    if plan.capacity_type != CAPACITY_BLOCK:
+        return target, None
+    return target, aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type="capacity-block")
 
 
 def _ami_type(plan: NodeGroupPlan) -> str:
@@ -318,6 +363,53 @@ def _volumes(plan: NodeGroupPlan, target: NodeGroupTarget) -> list[aws.ec2.Launc
         # The OS volume keeps the AMI's size; images and pods go to the data volume.
         return [volume(ROOT_DEVICE, None), volume(BOTTLEROCKET_DATA_DEVICE, plan.disk_size_gib)]
     return [volume(ROOT_DEVICE, plan.disk_size_gib)]
+
+
+NODEADM_API_VERSION = "node.eks.aws/v1alpha1"
+"""The nodeadm NodeConfig API of the pinned AL2023 AMI release (awslabs/amazon-eks-ami tag v20260714, commit
+b4fffb70f5c1e025d3956cd50b961f0168ea0194, nodeadm/doc/api.md; read 2026-12-03)."""
+
+NODEADM_MEDIA_TYPE = "application/node.eks.aws"
+"""Media type of a NodeConfig part of MIME multi-part user data: nodeadm merges every part of this type
+(nodeadm/internal/configprovider/userdata.go ``nodeConfigMediaType``, mime.go ``ParseMultipart``; doc/examples.md
+"Merging multiple configuration objects"; same tag). EKS appends its own NodeConfig (cluster details) to the user
+data of a managed node group on an EKS AMI (eksctl docs, "Node bootstrapping", AmazonLinux2023), so ours holds only
+what it adds."""
+
+LOCAL_STORAGE_STRATEGY = "RAID0"
+"""nodeadm ``spec.instance.localStorage.strategy`` (enum RAID0, RAID10, Mount; api.md LocalStorageOptions): RAID0
+joins every NVMe instance store disk into one array at /mnt/k8s-disks/0 and bind-mounts /var/lib/kubelet,
+/var/lib/containerd and /var/log/pods onto it (templates/al2023/runtime/bin/setup-local-disks, same tag), so images,
+emptyDir volumes and logs use the local NVMe instead of the EBS root."""
+
+_USER_DATA_BOUNDARY = "GPUCLOUD-NODECONFIG"
+"""A fixed MIME boundary: a random one would change the launch template, and roll the nodes, on every update."""
+
+
+def node_user_data(plan: NodeGroupPlan) -> str | None:
+    """Base64 MIME multi-part user data with a nodeadm NodeConfig that puts the node's NVMe instance store to use
+    (:data:`LOCAL_STORAGE_STRATEGY`), or None.
+
+    Only on AL2023 (nodeadm) groups whose every type has NVMe instance store in the catalog. Bottlerocket groups get
+    none: they do not run nodeadm, and the Bottlerocket setting for instance store was not verified for this
+    project, so their images stay on the data volume (:data:`BOTTLEROCKET_DATA_DEVICE`).
+    """
+    if _ami_type(plan).startswith("BOTTLEROCKET") or not plan.instance_types:
+        return None
+    if not all(t.has_local_nvme for t in plan.instance_types):
+        return None
+    config = {
+        "apiVersion": NODEADM_API_VERSION,
+        "kind": "NodeConfig",
+        "spec": {"instance": {"localStorage": {"strategy": LOCAL_STORAGE_STRATEGY}}},
+    }
+    part = MIMEBase(*NODEADM_MEDIA_TYPE.split("/"))
+    del part["MIME-Version"]
+    # nodeadm decodes a part as "JSON or YAML" (internal/api/bridge/decode.go DecodeNodeConfig, same tag).
+    part.set_payload(json.dumps(config, indent=2) + "\n")
+    message = MIMEMultipart("mixed", boundary=_USER_DATA_BOUNDARY)
+    message.attach(part)
+    return base64.b64encode(message.as_bytes()).decode("ascii")
 
 
 EFA_ONLY_MIN_VPC_CNI = (1, 18, 4)

@@ -8,6 +8,7 @@ import pulumi
 
 from gpu_cloud.components import labels
 from gpu_cloud.components.aws._node_group import (
+    CAPACITY_BLOCK,
     NodeGroupPlan,
     NodeGroupTarget,
     catalog_types,
@@ -67,11 +68,12 @@ class GpuNodePool(pulumi.ComponentResource):
 def pool_plan(spec: GpuNodePoolSpec, target: NodeGroupTarget) -> NodeGroupPlan:
     """The node group of an on-demand pool."""
     types = catalog_types(spec.instance_types)
+    reservation = spec.aws_capacity_reservation
     return NodeGroupPlan(
         suffix="nodes",
         node_group_name=spec.name,
         instance_types=types,
-        capacity_type="ON_DEMAND",
+        capacity_type=CAPACITY_BLOCK if reservation is not None and reservation.capacity_block else "ON_DEMAND",
         min_size=spec.min_size,
         desired_size=spec.desired_size,
         max_size=spec.max_size,
@@ -82,6 +84,7 @@ def pool_plan(spec: GpuNodePoolSpec, target: NodeGroupTarget) -> NodeGroupPlan:
         release_version=spec.aws_ami_release_version,
         efa=spec.efa,
         placement_group=spec.placement_group,
+        capacity_reservation=reservation,
     )
 
 
