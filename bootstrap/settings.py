@@ -81,8 +81,9 @@ def load() -> BootstrapConfig:
     if not isinstance(deployers, list) or not all(isinstance(d, str) and d for d in deployers):
         problems.append(_problem("deployerRoleArns", "must be a list of role ARNs", deployers))
         deployers = []
-    environments = _cidrs(config.get_object("environmentVpcCidrs") or [], problems)
-    if cloud is Cloud.ALICLOUD and not environments:
+    given = config.get_object("environmentVpcCidrs")
+    environments = _cidrs(given or [], problems)
+    if cloud is Cloud.ALICLOUD and not given:
         problems.append(
             _problem("environmentVpcCidrs", "required on alicloud: the runner would reach no environment's API", [])
         )
@@ -92,7 +93,7 @@ def load() -> BootstrapConfig:
     except ValidationError as err:
         # The spec's own reading of its errors (nested problems of its checks split out, paths from this key).
         problems += validation_problems(err, f"{NAMESPACE}:runnerNetwork")
-    if cloud is Cloud.ALICLOUD and network is not None:
+    if cloud is Cloud.ALICLOUD and region and network is not None:
         problems += _kms_zone_problems(region, network)
     if problems or cloud is None or network is None:
         raise ConfigError(problems)
@@ -104,7 +105,12 @@ def _kms_zone_problems(region: str, network: NetworkSpec) -> list[Problem]:
     supported = KMS_SOFTWARE_ZONES.get(region)
     if supported is None:
         return [
-            _problem("region", f"a KMS software instance's zones are known for {', '.join(KMS_SOFTWARE_ZONES)}", region)
+            _problem(
+                "region",
+                f"the KMS software instance zones read so far are those of {', '.join(KMS_SOFTWARE_ZONES)} "
+                "(add the region's from KMS 'Regions and zones' to bootstrap/settings.py)",
+                region,
+            )
         ]
     zones = [subnet.zone for subnet in network.private_subnets[:2]]
     problems = [

@@ -149,6 +149,15 @@ def test_bad_environment_ranges_name_the_field_and_value(cidrs: object, message:
         _plan(config)
 
 
+def test_a_given_range_that_is_not_one_is_reported_once_not_as_missing() -> None:
+    config = dict(load_stack(load_project(BOOTSTRAP), "shared-cn").config)
+    config["gpu-cloud-bootstrap:environmentVpcCidrs"] = json.dumps(["10.30.0.1/16"])
+    with pytest.raises(PlanError) as err:
+        _plan(config)
+    assert "environmentVpcCidrs.0: must be an IPv4 CIDR range (got 10.30.0.1/16)" in str(err.value)
+    assert "required" not in str(err.value)
+
+
 @pytest.mark.parametrize(
     ("zones", "message"),
     [

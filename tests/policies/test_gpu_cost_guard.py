@@ -142,11 +142,15 @@ def test_spot_pool_and_its_fall_back_are_fine(dev: PolicyReport) -> None:
 def test_node_groups_named_by_prefix_pair_up_as_spot_and_fall_back_as_gpu_cloud_declares_them(
     pack_dir: Path,
 ) -> None:
-    # gpu-cloud names EKS node groups by prefix (components.aws.expander node_group_name_prefix).
+    # gpu-cloud names EKS node groups by prefix (components.aws.expander node_group_name_prefix). A stack policy
+    # reads outputs: after creation they hold the generated nodeGroupName too, during a preview it is unknown.
+    generated = {"infer-spot": UNKNOWN, "infer-ondemand": "infer-ondemand-20261203150000000000000001"}
+
     def by_prefix(name: str, capacity: str) -> RecordedResource:
         props = {
             "clusterName": "gpu",
             "nodeGroupNamePrefix": f"{name}-",
+            "nodeGroupName": generated.get(name, f"{name}-20261203150000000000000002"),
             "instanceTypes": A10G,
             "scalingConfig": {"minSize": 0, "desiredSize": 0, "maxSize": 1},
             "capacityType": capacity,

@@ -19,13 +19,12 @@ The chain, each link read at its source (2026-12-03):
 from __future__ import annotations
 
 import json
-import re
 from functools import cache
 from typing import Any
 
 import pytest
 
-from gpu_cloud.components.aws.expander import asg_pattern, sample_asg_name
+from gpu_cloud.components.aws.expander import FALLBACK_PRIORITY, OTHER_PRIORITY, SPOT_PRIORITY, priority_of
 from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.model import RecordedResource
 from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
@@ -50,6 +49,8 @@ FORCE_NEW = {
 }
 """Top-level inputs whose change replaces the pool (terraform-provider-aws node_group.go ``ForceNew``)."""
 AWS_STACKS = ("dev", "staging", "prod")
+OTHER_SPOT_TYPE = "g5.2xlarge"
+"""Another type of prod's spot group's GPU model (the catalog's g5 family)."""
 
 
 def replacement_steps(resource: RecordedResource) -> tuple[str, str]:
@@ -71,13 +72,14 @@ def replaced_by(before: RecordedResource, after: RecordedResource) -> set[str]:
 
 @cache
 def changed_prod() -> Plan:
-    """prod planned with two changes EKS cannot make in place: the spot group's instance types reordered (as
-    adding or removing one would; aws.md D2's example), and the training pool moved to the next zone."""
+    """prod planned with two changes EKS cannot make in place: the spot group's instance type changed (aws.md D2's
+    example), and the training pool moved to the next zone."""
     project = load_project(ROOT)
     settings = load_stack(project, "prod")
     config = dict(settings.config)
     spot = json.loads(config["gpu-cloud:spotGroups"])
-    spot[0]["instanceTypes"] = list(reversed(spot[0]["instanceTypes"]))
+    assert spot[0]["instanceTypes"] != [OTHER_SPOT_TYPE]
+    spot[0]["instanceTypes"] = [OTHER_SPOT_TYPE]
     pools = json.loads(config["gpu-cloud:nodePools"])
     zones = [subnet["zone"] for subnet in json.loads(config["gpu-cloud:network"])["privateSubnets"]]
     pools[0]["zones"] = [zones[(zones.index(pools[0]["zones"][0]) + 1) % len(zones)]]
@@ -92,6 +94,9 @@ def test_every_node_group_is_replaced_create_first(stack: str) -> None:
     assert groups
     assert {r.name: replacement_steps(r) for r in groups} == {r.name: ("create", "delete") for r in groups}
     assert all(r.inputs["nodeGroupNamePrefix"].endswith("-") for r in groups)
+    # The same groups given their name, as gpu-cloud declared them before, are deleted first.
+    named = [RecordedResource(**{**vars(r), "inputs": r.inputs | {"nodeGroupName": r.name}}) for r in groups]
+    assert {replacement_steps(r) for r in named} == {("delete", "create")}
 
 
 def test_a_force_new_change_plans_the_replacement_before_the_delete() -> None:
@@ -108,17 +113,22 @@ def test_a_force_new_change_plans_the_replacement_before_the_delete() -> None:
     }
 
 
-@pytest.mark.parametrize("pool", ["training-spot-spot", "training-spot-ondemand", "training-h100"])
-def test_old_and_new_node_group_rank_alike_while_both_exist(pool: str) -> None:
-    # Both live side by side under one prefix, so the new group's ASG matches the old one's expander pattern.
-    (group,) = [r for r in changed_prod().resources if r.inputs.get("nodeGroupNamePrefix") == f"{pool}-"]
-    assert re.search(asg_pattern(pool), sample_asg_name(pool))
-    assert group.inputs["nodeGroupNamePrefix"] == f"{pool}-"
-
-
-def test_a_node_group_given_its_name_would_be_deleted_first() -> None:
-    # The rule the tests above rely on, on the inputs gpu-cloud sent before it named node groups by prefix.
-    (group, *_) = of_type("prod", NODE_GROUP)
-    named = {k: v for k, v in group.inputs.items() if k != "nodeGroupNamePrefix"} | {"nodeGroupName": "system"}
-    legacy = RecordedResource(**{**vars(group), "inputs": named})
-    assert replacement_steps(legacy) == ("delete", "create")
+def test_while_old_and_new_node_groups_both_exist_spot_still_ranks_above_its_fall_back() -> None:
+    # The replacement and the group it replaces share a prefix, and differ in their generated part.
+    (autoscaler,) = [r for r in changed_prod().resources if r.name == "prod-gpu-addons-cluster-autoscaler"]
+    priorities = autoscaler.inputs["values"]["expanderPriorities"]
+    uuid = "0123abcd-4567-89ef-0123-456789abcdef"
+    old, new = "202612011200000000" + "00000001", "202612031545123456" + "0000002f"
+    ranks = {
+        (pool, when): priority_of(f"eks-{pool}-{generated}-{uuid}", priorities)
+        for pool in ("training-spot-spot", "training-spot-ondemand", "training-h100")
+        for when, generated in (("old", old), ("new", new))
+    }
+    assert ranks == {
+        ("training-spot-spot", "old"): SPOT_PRIORITY,
+        ("training-spot-spot", "new"): SPOT_PRIORITY,
+        ("training-spot-ondemand", "old"): FALLBACK_PRIORITY,
+        ("training-spot-ondemand", "new"): FALLBACK_PRIORITY,
+        ("training-h100", "old"): OTHER_PRIORITY,
+        ("training-h100", "new"): OTHER_PRIORITY,
+    }

@@ -40,13 +40,14 @@ SPOT_SUFFIX: Final = "-spot"
 FALLBACK_SUFFIX: Final = "-ondemand"
 # components/aws/expander.py node_group_name_prefix: an EKS node group of pool X is named by the prefix "X-".
 PREFIX_SEPARATOR: Final = "-"
-# Per pool type: the inputs that name it in the cloud API (EKS nodeGroupName, or nodeGroupNamePrefix, the
-# name up to the part EKS generates, without its final "-"; ACK nodePoolName, or name, its deprecated
-# predecessor), the capacity input, and that input's on-demand and spot values (EKS API CreateNodegroup
-# capacityType; ACK NodePool spotStrategy). Unset means on demand on both.
+# Per pool type: the properties that name it in the cloud API, first found first (EKS nodeGroupNamePrefix
+# without its final "-", else nodeGroupName: a stack policy reads outputs, where a node group named by prefix
+# has both and nodeGroupName holds the generated name; ACK nodePoolName, or name, its deprecated predecessor),
+# the capacity property, and its on-demand and spot values (EKS API CreateNodegroup capacityType; ACK NodePool
+# spotStrategy). Unset means on demand on both.
 POOLS: Final[Mapping[str, tuple[tuple[str, ...], str, frozenset[str], frozenset[str]]]] = {
     cm.AWS_NODE_GROUP: (
-        ("nodeGroupName", "nodeGroupNamePrefix"),
+        ("nodeGroupNamePrefix", "nodeGroupName"),
         "capacityType",
         frozenset({"on_demand"}),
         frozenset({"spot"}),
