@@ -505,7 +505,9 @@ class InferenceServiceSpec(_Spec):
     cuda_version: str | None = Field(default=None, pattern=r"^\d+\.\d+$")
     """The CUDA version the image needs; checked against the pool's driver."""
     framework: str | None = Field(default=None, pattern=r"^[a-z]+-\d+\.\d+$")
-    """The framework the image runs, e.g. ``tensorflow-2.12``; its CUDA version is checked against the pool's driver."""
+    """The framework release whose GPU serving image this is, e.g. ``tensorflow-2.18`` for a build of TensorFlow
+    Serving 2.18; the CUDA of that release's serving image (components.k8s.cuda) is checked against the pool's driver.
+    A ``tensorflow/serving:<X.Y.Z>-gpu`` image, the default one included, is checked from its tag without it."""
 
     @property
     def served_model_name(self) -> str:
