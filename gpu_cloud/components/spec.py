@@ -35,6 +35,7 @@ __all__ = [
     "AddonsSpec",
     "AlertReceiverKind",
     "AlertsSpec",
+    "AlicloudMaintenanceWindowSpec",
     "CheckpointBucketSpec",
     "Cloud",
     "ClusterSpec",
@@ -208,6 +209,46 @@ class KmsKeySpec(_Spec):
     KMS instance), read through a StackReference instead of a copied id."""
 
 
+Weekday = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+"""A day of ACK's weekly maintenance period (maintenance_window ``weekly_period`` values)."""
+
+ACK_MIN_MAINTENANCE_HOURS_PER_MONTH = 48
+"""ACK: "Set each window to at least 4 hours. Total available maintenance time per month must be at least 48 hours"
+so that long tasks such as upgrades do not fail (ACK user guide, "Cluster maintenance window", best practices,
+https://help.aliyun.com/en/ack/ack-managed-and-ack-dedicated/user-guide/cluster-maintenance-window, read 2026-12-03)."""
+
+
+class AlicloudMaintenanceWindowSpec(_Spec):
+    """When ACK may run its planned maintenance of the cluster (cs.ManagedKubernetes ``maintenance_window``).
+
+    The default is off-peak for a China region: 00:00-04:00 China Standard Time on Tuesday, Wednesday and Thursday
+    nights (mid-week, with staff at work the morning after), 12 hours a week: ACK's 48-hour monthly minimum even in
+    February.
+    """
+
+    start: str = Field(default="00:00+08:00", pattern=r"^([01]\d|2[0-3]):[0-5]\d[+-](0\d|1[0-4]):[0-5]\d$")
+    """Local start time with its UTC offset (``HH:MM+HH:MM``); set the offset of the region's users."""
+    weekdays: tuple[Weekday, ...] = Field(default=("Tuesday", "Wednesday", "Thursday"), min_length=1, max_length=7)
+    """The days the window opens on."""
+    duration_hours: int = Field(default=4, ge=4, le=24)
+    """Hours the window stays open: ACK recommends at least 4, its API takes at most 24."""
+
+    @model_validator(mode="after")
+    def _enough_time(self) -> AlicloudMaintenanceWindowSpec:
+        problems = []
+        if len(set(self.weekdays)) != len(self.weekdays):
+            problems.append(Problem("weekdays", "names a day twice", list(self.weekdays)))
+        # A month has at least four of each weekday.
+        elif 4 * len(self.weekdays) * self.duration_hours < ACK_MIN_MAINTENANCE_HOURS_PER_MONTH:
+            message = (
+                f"opens {len(self.weekdays)} day(s) x {self.duration_hours} h a week, under ACK's "
+                f"{ACK_MIN_MAINTENANCE_HOURS_PER_MONTH} hours a month; add days or hours"
+            )
+            problems.append(Problem("weekdays", message, list(self.weekdays)))
+        _raise(problems)
+        return self
+
+
 class ClusterSpec(_Spec):
     """The managed Kubernetes control plane."""
 
@@ -225,6 +266,8 @@ class ClusterSpec(_Spec):
     """Most system nodes (AWS; the ACK system pool is not autoscaled and runs ``system_min_size`` nodes)."""
     system_disk_size_gib: int = Field(default=100, ge=40, le=2048)
     """Disk size of each system node in GiB (the root volume on AWS, the data disk on Alibaba Cloud)."""
+    alicloud_maintenance_window: AlicloudMaintenanceWindowSpec | None = None
+    """Alibaba Cloud only: when ACK may maintain the cluster; none means the default window (off-peak China time)."""
 
     @model_validator(mode="after")
     def _system_sizes(self) -> ClusterSpec:
@@ -1033,6 +1076,15 @@ def _cluster(config: StackConfig) -> list[Problem]:
     unsupported = version_problem(config.cloud, version, date.today())
     if unsupported is not None:
         problems.append(Problem("cluster.kubernetesVersion", unsupported, version))
+    window = config.cluster.alicloud_maintenance_window
+    if config.cloud is Cloud.AWS and window is not None:
+        problems.append(
+            Problem(
+                "cluster.alicloudMaintenanceWindow",
+                "is an Alibaba Cloud-only setting",
+                window.model_dump(by_alias=True),
+            )
+        )
     return problems
 
 

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
+import pytest
 
 from gpu_cloud.components.alicloud import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.alicloud.cluster import CLUSTER_TAG_KEY
-from gpu_cloud.components.spec import ClusterSpec, NetworkSpec
+from gpu_cloud.components.spec import (
+    AlicloudMaintenanceWindowSpec,
+    ClusterSpec,
+    ConfigError,
+    NetworkSpec,
+    parse_stack_config,
+)
+from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES
 from tests.alicloud.support import NETWORK, component, custom, one, plan_of, registered, rejected
 
 CLUSTER = "alicloud:cs/managedKubernetes:ManagedKubernetes"
@@ -160,3 +170,93 @@ def test_an_unpinned_kubernetes_version_and_a_vpc_over_the_service_range_are_rej
         "vpcCidr: overlaps the cluster's Service range 172.21.0.0/20 (got 172.16.0.0/12)"
     )
     assert registered(plan) == []
+
+
+def test_ack_may_maintain_the_cluster_off_peak_for_48_hours_a_month_by_default() -> None:
+    assert _inputs()["maintenanceWindow"] == {
+        "enable": True,
+        "maintenanceTime": "2026-01-01T00:00:00.000+08:00",
+        "duration": "4h",
+        "weeklyPeriod": "Tuesday,Wednesday,Thursday",
+    }
+
+
+def test_a_configured_window_keeps_its_local_time_offset_days_and_hours() -> None:
+    window = AlicloudMaintenanceWindowSpec(start="01:30-05:00", weekdays=("Saturday", "Sunday"), duration_hours=6)
+    spec = ClusterSpec(kubernetes_version="1.35", alicloud_maintenance_window=window)
+    plan = plan_of(lambda: GpuCluster("gpu", _args(spec)))
+    assert one(plan, CLUSTER).inputs["maintenanceWindow"] == {
+        "enable": True,
+        "maintenanceTime": "2026-01-01T01:30:00.000-05:00",
+        "duration": "6h",
+        "weeklyPeriod": "Saturday,Sunday",
+    }
+
+
+def test_ack_never_upgrades_the_cluster_away_from_the_pinned_release() -> None:
+    inputs = _inputs()
+    assert inputs["operationPolicy"] == {"clusterAutoUpgrade": {"enabled": False}}
+    assert inputs["version"] == ACK_KUBERNETES_RELEASES[PINNED.kubernetes_version]
+
+
+RAW: dict[str, Any] = {
+    "cloud": "alicloud",
+    "region": "cn-hangzhou",
+    "environment": "test",
+    "tags": {"environment": "test", "owner": "ml", "cost-center": "ml"},
+    "network": {
+        "vpcCidr": "10.50.0.0/16",
+        "privateSubnets": [
+            {"zone": "cn-hangzhou-h", "cidr": "10.50.0.0/18"},
+            {"zone": "cn-hangzhou-i", "cidr": "10.50.64.0/18"},
+        ],
+    },
+    "access": {"adminPrincipals": ["acs:ram::1234567890123456:role/admin"]},
+    "kms": {"alicloudKmsInstanceId": "kst-hzz0123456789"},
+    "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared-cn", "runnerVpcCidr": "10.251.0.0/24"},
+    "addons": {"monitoring": False, "prometheusAdapter": False},
+}
+
+
+def _refused(raw: dict[str, Any]) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        parse_stack_config(raw)
+    return str(caught.value).splitlines()
+
+
+def test_a_window_under_acks_monthly_minimum_or_naming_a_day_twice_is_refused() -> None:
+    assert parse_stack_config({**RAW, "cluster": {}}).cluster.alicloud_maintenance_window is None
+    short = {**RAW, "cluster": {"alicloudMaintenanceWindow": {"weekdays": ["Monday", "Friday"], "durationHours": 5}}}
+    assert _refused(short) == [
+        "cluster.alicloudMaintenanceWindow.weekdays: opens 2 day(s) x 5 h a week, under ACK's 48 hours a month; add"
+        ' days or hours (got ["Monday", "Friday"])'
+    ]
+    twice = {**RAW, "cluster": {"alicloudMaintenanceWindow": {"weekdays": ["Monday", "Monday", "Friday"]}}}
+    assert _refused(twice) == [
+        'cluster.alicloudMaintenanceWindow.weekdays: names a day twice (got ["Monday", "Monday", "Friday"])'
+    ]
+    no_offset = {**RAW, "cluster": {"alicloudMaintenanceWindow": {"start": "00:00"}}}
+    [line] = _refused(no_offset)
+    assert line.startswith("cluster.alicloudMaintenanceWindow.start: ") and line.endswith("(got 00:00)")
+
+
+def test_the_window_is_refused_on_aws() -> None:
+    aws = {
+        **RAW,
+        "cloud": "aws",
+        "region": "us-east-1",
+        "kms": {},
+        "access": {"adminPrincipals": ["arn:aws:iam::123456789012:role/admin"]},
+        "network": {
+            "vpcCidr": "10.50.0.0/16",
+            "privateSubnets": [
+                {"zone": "us-east-1a", "cidr": "10.50.0.0/18"},
+                {"zone": "us-east-1b", "cidr": "10.50.64.0/18"},
+            ],
+            "natSubnets": [{"zone": "us-east-1a", "cidr": "10.50.255.0/28"}],
+        },
+        "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared", "runnerVpcCidr": "10.250.0.0/22"},
+        "cluster": {"alicloudMaintenanceWindow": {}},
+    }
+    [line] = _refused(aws)
+    assert line.startswith('cluster.alicloudMaintenanceWindow: is an Alibaba Cloud-only setting (got {"start": "00:00')
