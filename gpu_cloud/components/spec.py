@@ -356,7 +356,9 @@ class SpotGroupSpec(_Spec):
     disk_size_gib: int = Field(default=200, ge=50, le=16384)
     """Root disk size in GiB."""
     max_price_per_hour: float | None = Field(default=None, gt=0)
-    """Price cap per instance-hour in the cloud's billing currency; none means pay up to on-demand."""
+    """One price cap per instance-hour for every type; none means pay up to on-demand. Refused on both clouds: EKS
+    managed node groups cannot cap the spot price, and ACK caps each instance type at its own pay-as-you-go price
+    (SpotAsPriceGo) where one figure for every size would price out the large types or overpay for the small."""
     on_demand_fallback: bool = True
     """Create an on-demand pool (min 0) of the same GPU class the autoscaler uses when spot runs out."""
     fallback_max_size: int | None = Field(default=None, ge=1, le=1000)
@@ -825,13 +827,24 @@ def pool_problems(cloud: Cloud, pool: GpuNodePoolSpec, path: str = "") -> list[P
 
 
 def spot_problems(cloud: Cloud, group: SpotGroupSpec, path: str = "") -> list[Problem]:
-    """What is wrong with ``group`` on ``cloud``: unknown types or types of different GPU classes."""
+    """What is wrong with ``group`` on ``cloud``: unknown types, types of different GPU classes, a flat price cap
+    on Alibaba Cloud."""
     prefix = f"{path}." if path else ""
     problems = _type_problems(cloud, f"{prefix}instanceTypes", group.instance_types)
     classes = {t.gpu_class for name in group.instance_types if (t := lookup(cloud, name)) is not None}
     if len(classes) > 1:
         problems.append(Problem(f"{prefix}instanceTypes", "mixes GPU classes; use one GPU model", sorted(classes)))
+    if cloud is Cloud.ALICLOUD and group.max_price_per_hour is not None:
+        problems.append(Problem(f"{prefix}maxPricePerHour", ALICLOUD_FLAT_SPOT_CAP, group.max_price_per_hour))
     return problems
+
+
+ALICLOUD_FLAT_SPOT_CAP = (
+    "ACK caps the spot price of each instance type, and no cap per type can be derived from one figure (the price "
+    "book has no Alibaba Cloud prices); leave it out: each type then bids the market price up to its own "
+    "pay-as-you-go price (SpotAsPriceGo)"
+)
+"""Why a flat spot price cap is refused on Alibaba Cloud (components.alicloud.spot.SPOT_AS_PRICE_GO)."""
 
 
 def system_pool_problems(cloud: Cloud, cluster: ClusterSpec, path: str = "") -> list[Problem]:

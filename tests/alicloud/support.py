@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec, NetworkSpec, SpotGroupSpec
+import pytest
+
+from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec, NetworkSpec, SpotGroupSpec, parse_stack_config
 from gpu_cloud.planner.engine import Plan, record
 from gpu_cloud.planner.model import RecordedResource
 
@@ -96,3 +98,30 @@ def rejected(build: Callable[[], Any]) -> tuple[ConfigError, Plan]:
 def registered(plan: Plan) -> list[str]:
     """Types registered besides the stack."""
     return [r.type for r in plan.resources if r.type != "pulumi:pulumi:Stack"]
+
+
+# A valid Alibaba Cloud stack config (parse_stack_config input) to add one field to.
+RAW: dict[str, Any] = {
+    "cloud": "alicloud",
+    "region": "cn-hangzhou",
+    "environment": "test",
+    "tags": {"environment": "test", "owner": "ml", "cost-center": "ml"},
+    "network": {
+        "vpcCidr": "10.50.0.0/16",
+        "privateSubnets": [
+            {"zone": "cn-hangzhou-h", "cidr": "10.50.0.0/18"},
+            {"zone": "cn-hangzhou-i", "cidr": "10.50.64.0/18"},
+        ],
+    },
+    "access": {"adminPrincipals": ["acs:ram::1234567890123456:role/admin"]},
+    "kms": {"alicloudKmsInstanceId": "kst-hzz0123456789"},
+    "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared-cn", "runnerVpcCidr": "10.251.0.0/24"},
+    "addons": {"monitoring": False, "prometheusAdapter": False},
+}
+
+
+def refused_lines(raw: dict[str, Any]) -> list[str]:
+    """The lines of the ConfigError that parse_stack_config raises for ``raw``."""
+    with pytest.raises(ConfigError) as caught:
+        parse_stack_config(raw)
+    return str(caught.value).splitlines()

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pulumi
-import pytest
 
 from gpu_cloud.components.alicloud import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.alicloud.cluster import CLUSTER_TAG_KEY
 from gpu_cloud.components.spec import (
     AlicloudMaintenanceWindowSpec,
     ClusterSpec,
-    ConfigError,
     NetworkSpec,
     parse_stack_config,
 )
 from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES
-from tests.alicloud.support import NETWORK, component, custom, one, plan_of, registered, rejected
+from tests.alicloud.support import NETWORK, RAW, component, custom, one, plan_of, refused_lines, registered, rejected
 
 CLUSTER = "alicloud:cs/managedKubernetes:ManagedKubernetes"
 POOL = "alicloud:cs/nodePool:NodePool"
@@ -199,44 +195,19 @@ def test_ack_never_upgrades_the_cluster_away_from_the_pinned_release() -> None:
     assert inputs["version"] == ACK_KUBERNETES_RELEASES[PINNED.kubernetes_version]
 
 
-RAW: dict[str, Any] = {
-    "cloud": "alicloud",
-    "region": "cn-hangzhou",
-    "environment": "test",
-    "tags": {"environment": "test", "owner": "ml", "cost-center": "ml"},
-    "network": {
-        "vpcCidr": "10.50.0.0/16",
-        "privateSubnets": [
-            {"zone": "cn-hangzhou-h", "cidr": "10.50.0.0/18"},
-            {"zone": "cn-hangzhou-i", "cidr": "10.50.64.0/18"},
-        ],
-    },
-    "access": {"adminPrincipals": ["acs:ram::1234567890123456:role/admin"]},
-    "kms": {"alicloudKmsInstanceId": "kst-hzz0123456789"},
-    "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared-cn", "runnerVpcCidr": "10.251.0.0/24"},
-    "addons": {"monitoring": False, "prometheusAdapter": False},
-}
-
-
-def _refused(raw: dict[str, Any]) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        parse_stack_config(raw)
-    return str(caught.value).splitlines()
-
-
-def test_a_window_under_acks_monthly_minimum_or_naming_a_day_twice_is_refused() -> None:
+def test_a_window_under_acks_monthly_minimum_or_naming_a_day_twice_isrefused_lines() -> None:
     assert parse_stack_config({**RAW, "cluster": {}}).cluster.alicloud_maintenance_window is None
     short = {**RAW, "cluster": {"alicloudMaintenanceWindow": {"weekdays": ["Monday", "Friday"], "durationHours": 5}}}
-    assert _refused(short) == [
+    assert refused_lines(short) == [
         "cluster.alicloudMaintenanceWindow.weekdays: opens 2 day(s) x 5 h a week, under ACK's 48 hours a month; add"
         ' days or hours (got ["Monday", "Friday"])'
     ]
     twice = {**RAW, "cluster": {"alicloudMaintenanceWindow": {"weekdays": ["Monday", "Monday", "Friday"]}}}
-    assert _refused(twice) == [
+    assert refused_lines(twice) == [
         'cluster.alicloudMaintenanceWindow.weekdays: names a day twice (got ["Monday", "Monday", "Friday"])'
     ]
     no_offset = {**RAW, "cluster": {"alicloudMaintenanceWindow": {"start": "00:00"}}}
-    [line] = _refused(no_offset)
+    [line] = refused_lines(no_offset)
     assert line.startswith("cluster.alicloudMaintenanceWindow.start: ") and line.endswith("(got 00:00)")
 
 
@@ -258,5 +229,5 @@ def test_the_window_is_refused_on_aws() -> None:
         "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared", "runnerVpcCidr": "10.250.0.0/22"},
         "cluster": {"alicloudMaintenanceWindow": {}},
     }
-    [line] = _refused(aws)
+    [line] = refused_lines(aws)
     assert line.startswith('cluster.alicloudMaintenanceWindow: is an Alibaba Cloud-only setting (got {"start": "00:00')

@@ -14,7 +14,7 @@ from tests.alicloud.support import plan_of
 POOLS = [
     {"name": "inference", "purpose": "inference", "minSize": 1, "desiredSize": 1, "maxSize": 4},
 ]
-SPOT = [{"name": "batch", "purpose": "training", "maxSize": 8, "maxPricePerHour": 3.5}]
+SPOT = [{"name": "batch", "purpose": "training", "maxSize": 8}]
 CLOUDS: dict[str, dict[str, Any]] = {
     "aws": {
         "region": "us-east-1",
