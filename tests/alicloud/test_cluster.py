@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 
 from gpu_cloud.components.alicloud import GpuCluster, GpuClusterArgs
@@ -13,7 +15,17 @@ from gpu_cloud.components.spec import (
     parse_stack_config,
 )
 from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES
-from tests.alicloud.support import NETWORK, RAW, component, custom, one, plan_of, refused_lines, registered, rejected
+from tests.alicloud.support import (
+    NETWORK,
+    component,
+    custom,
+    one,
+    plan_of,
+    raw_config,
+    refused_lines,
+    registered,
+    rejected,
+)
 
 CLUSTER = "alicloud:cs/managedKubernetes:ManagedKubernetes"
 POOL = "alicloud:cs/nodePool:NodePool"
@@ -195,39 +207,24 @@ def test_ack_never_upgrades_the_cluster_away_from_the_pinned_release() -> None:
     assert inputs["version"] == ACK_KUBERNETES_RELEASES[PINNED.kubernetes_version]
 
 
-def test_a_window_under_acks_monthly_minimum_or_naming_a_day_twice_isrefused_lines() -> None:
-    assert parse_stack_config({**RAW, "cluster": {}}).cluster.alicloud_maintenance_window is None
-    short = {**RAW, "cluster": {"alicloudMaintenanceWindow": {"weekdays": ["Monday", "Friday"], "durationHours": 5}}}
-    assert refused_lines(short) == [
+def _with_window(**window: Any) -> dict[str, Any]:
+    return {**raw_config("alicloud"), "cluster": {"alicloudMaintenanceWindow": window}}
+
+
+def test_a_window_under_acks_monthly_minimum_or_naming_a_day_twice_is_refused() -> None:
+    assert parse_stack_config({**raw_config("alicloud"), "cluster": {}}).cluster.alicloud_maintenance_window is None
+    assert refused_lines(_with_window(weekdays=["Monday", "Friday"], durationHours=5)) == [
         "cluster.alicloudMaintenanceWindow.weekdays: opens 2 day(s) x 5 h a week, under ACK's 48 hours a month; add"
         ' days or hours (got ["Monday", "Friday"])'
     ]
-    twice = {**RAW, "cluster": {"alicloudMaintenanceWindow": {"weekdays": ["Monday", "Monday", "Friday"]}}}
-    assert refused_lines(twice) == [
+    assert refused_lines(_with_window(weekdays=["Monday", "Monday", "Friday"])) == [
         'cluster.alicloudMaintenanceWindow.weekdays: names a day twice (got ["Monday", "Monday", "Friday"])'
     ]
-    no_offset = {**RAW, "cluster": {"alicloudMaintenanceWindow": {"start": "00:00"}}}
-    [line] = refused_lines(no_offset)
+    [line] = refused_lines(_with_window(start="00:00"))
     assert line.startswith("cluster.alicloudMaintenanceWindow.start: ") and line.endswith("(got 00:00)")
 
 
 def test_the_window_is_refused_on_aws() -> None:
-    aws = {
-        **RAW,
-        "cloud": "aws",
-        "region": "us-east-1",
-        "kms": {},
-        "access": {"adminPrincipals": ["arn:aws:iam::123456789012:role/admin"]},
-        "network": {
-            "vpcCidr": "10.50.0.0/16",
-            "privateSubnets": [
-                {"zone": "us-east-1a", "cidr": "10.50.0.0/18"},
-                {"zone": "us-east-1b", "cidr": "10.50.64.0/18"},
-            ],
-            "natSubnets": [{"zone": "us-east-1a", "cidr": "10.50.255.0/28"}],
-        },
-        "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared", "runnerVpcCidr": "10.250.0.0/22"},
-        "cluster": {"alicloudMaintenanceWindow": {}},
-    }
+    aws = {**raw_config("aws"), "cluster": {"alicloudMaintenanceWindow": {}}}
     [line] = refused_lines(aws)
     assert line.startswith('cluster.alicloudMaintenanceWindow: is an Alibaba Cloud-only setting (got {"start": "00:00')

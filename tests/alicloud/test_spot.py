@@ -6,7 +6,6 @@ from gpu_cloud.components import labels
 from gpu_cloud.components.alicloud import SpotGpuGroup, SpotGpuGroupArgs
 from gpu_cloud.components.spec import SpotGroupSpec
 from tests.alicloud.support import (
-    RAW,
     SPOT_GROUP,
     VSWITCHES,
     component,
@@ -14,6 +13,7 @@ from tests.alicloud.support import (
     label_map,
     of_type,
     plan_of,
+    raw_config,
     refused_lines,
     registered,
     rejected,
@@ -22,8 +22,12 @@ from tests.alicloud.support import (
 POOL = "alicloud:cs/nodePool:NodePool"
 
 
+def _args(spec: SpotGroupSpec) -> SpotGpuGroupArgs:
+    return SpotGpuGroupArgs(spec=spec, cluster_id="c-123", vswitch_ids_by_zone=VSWITCHES, kms_key_id="key-123")
+
+
 def _pools(spec: SpotGroupSpec = SPOT_GROUP) -> dict[str, dict]:  # type: ignore[type-arg]
-    args = SpotGpuGroupArgs(spec=spec, cluster_id="c-123", vswitch_ids_by_zone=VSWITCHES, kms_key_id="key-123")
+    args = _args(spec)
     plan = plan_of(lambda: SpotGpuGroup("prod-batch", args))
     component(plan, "gpucloud:alicloud:SpotGpuGroup")
     assert {r.type for r in custom(plan)} == {POOL}
@@ -46,12 +50,7 @@ def test_spot_pool_bids_the_market_price_up_to_each_types_own_pay_as_you_go_pric
 
 
 def test_one_price_cap_for_every_type_is_refused_before_anything_is_registered() -> None:
-    args = SpotGpuGroupArgs(
-        spec=SPOT_GROUP.model_copy(update={"max_price_per_hour": 12.5}),
-        cluster_id="c-123",
-        vswitch_ids_by_zone=VSWITCHES,
-        kms_key_id="key-123",
-    )
+    args = _args(SPOT_GROUP.model_copy(update={"max_price_per_hour": 12.5}))
     error, plan = rejected(lambda: SpotGpuGroup("g", args))
     assert str(error) == (
         "maxPricePerHour: ACK caps the spot price of each instance type, and no cap per type can be derived from one"
@@ -113,7 +112,7 @@ def test_without_fallback_there_is_only_the_spot_pool_and_no_compensation() -> N
 
 def test_types_of_different_gpu_classes_are_rejected_before_registration() -> None:
     spec = SPOT_GROUP.model_copy(update={"instance_types": ("ecs.gn7i-c8g1.2xlarge", "ecs.gn6i-c4g1.xlarge")})
-    args = SpotGpuGroupArgs(spec=spec, cluster_id="c", vswitch_ids_by_zone=VSWITCHES, kms_key_id="k")
+    args = _args(spec)
     error, plan = rejected(lambda: SpotGpuGroup("g", args))
     assert str(error) == 'instanceTypes: mixes GPU classes; use one GPU model (got ["NVIDIA A10", "NVIDIA T4"])'
     assert registered(plan) == []
@@ -127,6 +126,6 @@ def test_a_flat_cap_in_the_stack_config_is_refused_with_its_field_and_value() ->
         "maxSize": 4,
         "maxPricePerHour": 12.5,
     }
-    [line] = refused_lines({**RAW, "spotGroups": [group]})
+    [line] = refused_lines({**raw_config("alicloud"), "spotGroups": [group]})
     assert line.startswith("spotGroups.0.maxPricePerHour: ACK caps the spot price of each instance type, ")
     assert line.endswith(" (got 12.5)")
