@@ -37,6 +37,7 @@ __all__ = [
     "AddonsSpec",
     "AlertReceiverKind",
     "AlertsSpec",
+    "AlicloudMaintenanceWindowSpec",
     "AwsCapacityReservationSpec",
     "CheckpointBucketSpec",
     "Cloud",
@@ -218,6 +219,46 @@ class KmsKeySpec(_Spec):
     KMS instance), read through a StackReference instead of a copied id."""
 
 
+Weekday = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+"""A day of ACK's weekly maintenance period (maintenance_window ``weekly_period`` values)."""
+
+ACK_MIN_MAINTENANCE_HOURS_PER_MONTH = 48
+"""ACK: "Set each window to at least 4 hours. Total available maintenance time per month must be at least 48 hours"
+so that long tasks such as upgrades do not fail (ACK user guide, "Cluster maintenance window", best practices,
+https://help.aliyun.com/en/ack/ack-managed-and-ack-dedicated/user-guide/cluster-maintenance-window, read 2026-12-03)."""
+
+
+class AlicloudMaintenanceWindowSpec(_Spec):
+    """When ACK may run its planned maintenance of the cluster (cs.ManagedKubernetes ``maintenance_window``).
+
+    The default is off-peak for a China region: 00:00-04:00 China Standard Time on Tuesday, Wednesday and Thursday
+    nights (mid-week, with staff at work the morning after), 12 hours a week: ACK's 48-hour monthly minimum even in
+    February.
+    """
+
+    start: str = Field(default="00:00+08:00", pattern=r"^([01]\d|2[0-3]):[0-5]\d[+-](0\d|1[0-4]):[0-5]\d$")
+    """Local start time with its UTC offset (``HH:MM+HH:MM``); set the offset of the region's users."""
+    weekdays: tuple[Weekday, ...] = Field(default=("Tuesday", "Wednesday", "Thursday"), min_length=1, max_length=7)
+    """The days the window opens on."""
+    duration_hours: int = Field(default=4, ge=4, le=24)
+    """Hours the window stays open: ACK recommends at least 4, its API takes at most 24."""
+
+    @model_validator(mode="after")
+    def _enough_time(self) -> AlicloudMaintenanceWindowSpec:
+        problems = []
+        if len(set(self.weekdays)) != len(self.weekdays):
+            problems.append(Problem("weekdays", "names a day twice", list(self.weekdays)))
+        # A month has at least four of each weekday.
+        elif 4 * len(self.weekdays) * self.duration_hours < ACK_MIN_MAINTENANCE_HOURS_PER_MONTH:
+            message = (
+                f"opens {len(self.weekdays)} day(s) x {self.duration_hours} h a week, under ACK's "
+                f"{ACK_MIN_MAINTENANCE_HOURS_PER_MONTH} hours a month; add days or hours"
+            )
+            problems.append(Problem("weekdays", message, list(self.weekdays)))
+        _raise(problems)
+        return self
+
+
 class ClusterSpec(_Spec):
     """The managed Kubernetes control plane."""
 
@@ -235,6 +276,8 @@ class ClusterSpec(_Spec):
     """Most system nodes (AWS; the ACK system pool is not autoscaled and runs ``system_min_size`` nodes)."""
     system_disk_size_gib: int = Field(default=100, ge=40, le=2048)
     """Disk size of each system node in GiB (the root volume on AWS, the data disk on Alibaba Cloud)."""
+    alicloud_maintenance_window: AlicloudMaintenanceWindowSpec | None = None
+    """Alibaba Cloud only: when ACK may maintain the cluster; none means the default window (off-peak China time)."""
 
     @model_validator(mode="after")
     def _system_sizes(self) -> ClusterSpec:
@@ -366,7 +409,9 @@ class SpotGroupSpec(_Spec):
     disk_size_gib: int = Field(default=200, ge=50, le=16384)
     """Root disk size in GiB."""
     max_price_per_hour: float | None = Field(default=None, gt=0)
-    """Price cap per instance-hour in the cloud's billing currency; none means pay up to on-demand."""
+    """One price cap per instance-hour for every type; none means pay up to on-demand. Refused on both clouds: EKS
+    managed node groups cannot cap the spot price, and ACK caps each instance type at its own pay-as-you-go price
+    (SpotAsPriceGo) where one figure for every size would price out the large types or overpay for the small."""
     on_demand_fallback: bool = True
     """Create an on-demand pool (min 0) of the same GPU class the autoscaler uses when spot runs out."""
     fallback_max_size: int | None = Field(default=None, ge=1, le=1000)
@@ -558,7 +603,9 @@ class InferenceServiceSpec(_Spec):
     cuda_version: str | None = Field(default=None, pattern=r"^\d+\.\d+$")
     """The CUDA version the image needs; checked against the pool's driver."""
     framework: str | None = Field(default=None, pattern=r"^[a-z]+-\d+\.\d+$")
-    """The framework the image runs, e.g. ``tensorflow-2.12``; its CUDA version is checked against the pool's driver."""
+    """The framework release whose GPU serving image this is, e.g. ``tensorflow-2.18`` for a build of TensorFlow
+    Serving 2.18; the CUDA of that release's serving image (components.k8s.cuda) is checked against the pool's driver.
+    A ``tensorflow/serving:<X.Y.Z>-gpu`` image, the default one included, is checked from its tag without it."""
 
     @property
     def served_model_name(self) -> str:
@@ -840,7 +887,8 @@ def pool_problems(cloud: Cloud, pool: GpuNodePoolSpec, path: str = "") -> list[P
 
 
 def spot_problems(cloud: Cloud, group: SpotGroupSpec, path: str = "") -> list[Problem]:
-    """What is wrong with ``group`` on ``cloud``: unknown types, types of different GPU classes or capacities."""
+    """What is wrong with ``group`` on ``cloud``: unknown types, types of different GPU classes or capacities, a
+    flat price cap on Alibaba Cloud."""
     prefix = f"{path}." if path else ""
     problems = _type_problems(cloud, f"{prefix}instanceTypes", group.instance_types)
     found = [t for name in group.instance_types if (t := lookup(cloud, name)) is not None]
@@ -851,6 +899,8 @@ def spot_problems(cloud: Cloud, group: SpotGroupSpec, path: str = "") -> list[Pr
         shapes = ", ".join(f"{t.name}: {_capacity_text(t)}" for t in found)
         message = f"differ in capacity ({shapes}); the cluster autoscaler sizes the group from its first type only"
         problems.append(Problem(f"{prefix}instanceTypes", message, list(group.instance_types)))
+    if cloud is Cloud.ALICLOUD and group.max_price_per_hour is not None:
+        problems.append(Problem(f"{prefix}maxPricePerHour", ALICLOUD_FLAT_SPOT_CAP, group.max_price_per_hour))
     return problems
 
 
@@ -874,6 +924,14 @@ def _capacity(instance_type: InstanceType) -> tuple[int, float, int, float]:
 def _capacity_text(instance_type: InstanceType) -> str:
     vcpu, memory, gpus, gpu_memory = _capacity(instance_type)
     return f"{vcpu} vCPU {memory:g} GiB {gpus}x{gpu_memory:.1f} GiB GPU"
+
+
+ALICLOUD_FLAT_SPOT_CAP = (
+    "ACK caps the spot price of each instance type, and no cap per type can be derived from one figure (the price "
+    "book has no Alibaba Cloud prices); leave it out: each type then bids the market price up to its own "
+    "pay-as-you-go price (SpotAsPriceGo)"
+)
+"""Why a flat spot price cap is refused on Alibaba Cloud (components.alicloud.spot.SPOT_AS_PRICE_GO)."""
 
 
 def system_pool_problems(cloud: Cloud, cluster: ClusterSpec, path: str = "") -> list[Problem]:
@@ -1123,6 +1181,15 @@ def _cluster(config: StackConfig) -> list[Problem]:
     unsupported = version_problem(config.cloud, version, date.today())
     if unsupported is not None:
         problems.append(Problem("cluster.kubernetesVersion", unsupported, version))
+    window = config.cluster.alicloud_maintenance_window
+    if config.cloud is Cloud.AWS and window is not None:
+        problems.append(
+            Problem(
+                "cluster.alicloudMaintenanceWindow",
+                "is an Alibaba Cloud-only setting",
+                window.model_dump(by_alias=True),
+            )
+        )
     return problems
 
 

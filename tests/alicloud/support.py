@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec, NetworkSpec, SpotGroupSpec
+import pytest
+
+from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec, NetworkSpec, SpotGroupSpec, parse_stack_config
 from gpu_cloud.planner.engine import Plan, record
 from gpu_cloud.planner.model import RecordedResource
 
@@ -96,3 +98,63 @@ def rejected(build: Callable[[], Any]) -> tuple[ConfigError, Plan]:
 def registered(plan: Plan) -> list[str]:
     """Types registered besides the stack."""
     return [r.type for r in plan.resources if r.type != "pulumi:pulumi:Stack"]
+
+
+POOLS = [
+    {"name": "inference", "purpose": "inference", "minSize": 1, "desiredSize": 1, "maxSize": 4},
+]
+SPOT = [{"name": "batch", "purpose": "training", "maxSize": 8}]
+CLOUDS: dict[str, dict[str, Any]] = {
+    "aws": {
+        "region": "us-east-1",
+        "zones": ("us-east-1a", "us-east-1b"),
+        "pool_types": ["g5.xlarge", "g5.2xlarge"],
+        "spot_types": ["g5.xlarge"],
+        "principal": "arn:aws:iam::123456789012:role/admin",
+        "nat": [{"zone": "us-east-1a", "cidr": "10.50.255.0/28"}],
+        "kms": {},
+    },
+    "alicloud": {
+        "region": "cn-hangzhou",
+        "zones": ("cn-hangzhou-h", "cn-hangzhou-i"),
+        "pool_types": ["ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge"],
+        "spot_types": ["ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge"],
+        "principal": "acs:ram::1234567890123456:role/admin",
+        "nat": [],
+        "kms": {"alicloudKmsInstanceId": "kst-hzz0123456789"},  # required on Alibaba Cloud
+    },
+}
+
+
+def raw_config(cloud: str) -> dict[str, Any]:
+    """The stack config (parse_stack_config input) of one environment on ``cloud`` from the shared pool and spot
+    definitions."""
+    c = CLOUDS[cloud]
+    return {
+        "cloud": cloud,
+        "region": c["region"],
+        "environment": "same",
+        "tags": {"environment": "same", "owner": "ml", "cost-center": "ml"},
+        "network": {
+            "vpcCidr": "10.50.0.0/16",
+            "privateSubnets": [
+                {"zone": c["zones"][0], "cidr": "10.50.0.0/18"},
+                {"zone": c["zones"][1], "cidr": "10.50.64.0/18"},
+            ],
+            "natSubnets": c["nat"],
+        },
+        "nodePools": [{**p, "instanceTypes": c["pool_types"]} for p in POOLS],
+        "spotGroups": [{**g, "instanceTypes": c["spot_types"]} for g in SPOT],
+        "access": {"adminPrincipals": [c["principal"]]},
+        "kms": c["kms"],
+        "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared", "runnerVpcCidr": "10.250.0.0/22"},
+        "alerts": {"receiver": "webhook"},
+        "alertReceiverUrl": "https://alerts.example/hook",
+    }
+
+
+def refused_lines(raw: dict[str, Any]) -> list[str]:
+    """The lines of the ConfigError that parse_stack_config raises for ``raw``."""
+    with pytest.raises(ConfigError) as caught:
+        parse_stack_config(raw)
+    return str(caught.value).splitlines()

@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 
 from gpu_cloud.components.alicloud import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.alicloud.cluster import CLUSTER_TAG_KEY
-from gpu_cloud.components.spec import ClusterSpec, NetworkSpec
-from tests.alicloud.support import NETWORK, component, custom, one, plan_of, registered, rejected
+from gpu_cloud.components.spec import (
+    AlicloudMaintenanceWindowSpec,
+    ClusterSpec,
+    NetworkSpec,
+    parse_stack_config,
+)
+from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES
+from tests.alicloud.support import (
+    NETWORK,
+    component,
+    custom,
+    one,
+    plan_of,
+    raw_config,
+    refused_lines,
+    registered,
+    rejected,
+)
 
 CLUSTER = "alicloud:cs/managedKubernetes:ManagedKubernetes"
 POOL = "alicloud:cs/nodePool:NodePool"
@@ -160,3 +178,53 @@ def test_an_unpinned_kubernetes_version_and_a_vpc_over_the_service_range_are_rej
         "vpcCidr: overlaps the cluster's Service range 172.21.0.0/20 (got 172.16.0.0/12)"
     )
     assert registered(plan) == []
+
+
+def test_ack_may_maintain_the_cluster_off_peak_for_48_hours_a_month_by_default() -> None:
+    assert _inputs()["maintenanceWindow"] == {
+        "enable": True,
+        "maintenanceTime": "2026-01-01T00:00:00.000+08:00",
+        "duration": "4h",
+        "weeklyPeriod": "Tuesday,Wednesday,Thursday",
+    }
+
+
+def test_a_configured_window_keeps_its_local_time_offset_days_and_hours() -> None:
+    window = AlicloudMaintenanceWindowSpec(start="01:30-05:00", weekdays=("Saturday", "Sunday"), duration_hours=6)
+    spec = ClusterSpec(kubernetes_version="1.35", alicloud_maintenance_window=window)
+    plan = plan_of(lambda: GpuCluster("gpu", _args(spec)))
+    assert one(plan, CLUSTER).inputs["maintenanceWindow"] == {
+        "enable": True,
+        "maintenanceTime": "2026-01-01T01:30:00.000-05:00",
+        "duration": "6h",
+        "weeklyPeriod": "Saturday,Sunday",
+    }
+
+
+def test_ack_never_upgrades_the_cluster_away_from_the_pinned_release() -> None:
+    inputs = _inputs()
+    assert inputs["operationPolicy"] == {"clusterAutoUpgrade": {"enabled": False}}
+    assert inputs["version"] == ACK_KUBERNETES_RELEASES[PINNED.kubernetes_version]
+
+
+def _with_window(**window: Any) -> dict[str, Any]:
+    return {**raw_config("alicloud"), "cluster": {"alicloudMaintenanceWindow": window}}
+
+
+def test_a_window_under_acks_monthly_minimum_or_naming_a_day_twice_is_refused() -> None:
+    assert parse_stack_config({**raw_config("alicloud"), "cluster": {}}).cluster.alicloud_maintenance_window is None
+    assert refused_lines(_with_window(weekdays=["Monday", "Friday"], durationHours=5)) == [
+        "cluster.alicloudMaintenanceWindow.weekdays: opens 2 day(s) x 5 h a week, under ACK's 48 hours a month; add"
+        ' days or hours (got ["Monday", "Friday"])'
+    ]
+    assert refused_lines(_with_window(weekdays=["Monday", "Monday", "Friday"])) == [
+        'cluster.alicloudMaintenanceWindow.weekdays: names a day twice (got ["Monday", "Monday", "Friday"])'
+    ]
+    [line] = refused_lines(_with_window(start="00:00"))
+    assert line.startswith("cluster.alicloudMaintenanceWindow.start: ") and line.endswith("(got 00:00)")
+
+
+def test_the_window_is_refused_on_aws() -> None:
+    aws = {**raw_config("aws"), "cluster": {"alicloudMaintenanceWindow": {}}}
+    [line] = refused_lines(aws)
+    assert line.startswith('cluster.alicloudMaintenanceWindow: is an Alibaba Cloud-only setting (got {"start": "00:00')

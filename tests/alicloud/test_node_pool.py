@@ -77,9 +77,11 @@ def test_nodes_carry_purpose_gpu_class_pool_capacity_and_driver_labels() -> None
 SHARED_POOL = INFERENCE_POOL.model_copy(update={"gpu_time_slicing_replicas": 4, "labels": {"team": "search"}})
 
 
-def test_gpu_sharing_adds_the_ack_share_label() -> None:
-    found = label_map(_pool(SHARED_POOL, sharing=True))
+def test_gpu_sharing_adds_the_ack_share_label_and_scales_as_a_shared_gpu_pool() -> None:
+    inputs = _pool(SHARED_POOL, sharing=True)
+    found = label_map(inputs)
     assert (found["ack.node.gpu.schedule"], found["team"]) == ("share", "search")
+    assert inputs["scalingConfig"]["type"] == "gpushare"
 
 
 def test_the_sharing_component_is_ack_ai_installer_as_its_own_cluster_addon() -> None:
@@ -102,7 +104,7 @@ def test_sharing_without_the_sharing_component_is_rejected_before_anything_is_re
 
 def test_the_autoscaler_owns_the_size_between_min_and_max() -> None:
     inputs = _pool()
-    assert inputs["scalingConfig"] == {"enable": True, "minSize": 1, "maxSize": 6, "isBondEip": False}
+    assert inputs["scalingConfig"] == {"enable": True, "minSize": 1, "maxSize": 6, "isBondEip": False, "type": "gpu"}
     assert "desiredSize" not in inputs
 
 

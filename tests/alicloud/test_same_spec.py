@@ -9,60 +9,12 @@ from typing import Any
 import pytest
 
 from gpu_cloud.components.spec import StackConfig, parse_stack_config
-from tests.alicloud.support import plan_of
-
-POOLS = [
-    {"name": "inference", "purpose": "inference", "minSize": 1, "desiredSize": 1, "maxSize": 4},
-]
-SPOT = [{"name": "batch", "purpose": "training", "maxSize": 8, "maxPricePerHour": 3.5}]
-CLOUDS: dict[str, dict[str, Any]] = {
-    "aws": {
-        "region": "us-east-1",
-        "zones": ("us-east-1a", "us-east-1b"),
-        "pool_types": ["g5.xlarge", "g5.2xlarge"],
-        "spot_types": ["g5.xlarge"],
-        "principal": "arn:aws:iam::123456789012:role/admin",
-        "nat": [{"zone": "us-east-1a", "cidr": "10.50.255.0/28"}],
-        "kms": {},
-    },
-    "alicloud": {
-        "region": "cn-hangzhou",
-        "zones": ("cn-hangzhou-h", "cn-hangzhou-i"),
-        "pool_types": ["ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge"],
-        "spot_types": ["ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge"],
-        "principal": "acs:ram::1234567890123456:role/admin",
-        "nat": [],
-        "kms": {"alicloudKmsInstanceId": "kst-hzz0123456789"},  # required on Alibaba Cloud
-    },
-}
+from tests.alicloud.support import plan_of, raw_config
 
 
 def config(cloud: str) -> StackConfig:
     """One environment on ``cloud`` from the shared pool and spot definitions."""
-    c = CLOUDS[cloud]
-    return parse_stack_config(
-        {
-            "cloud": cloud,
-            "region": c["region"],
-            "environment": "same",
-            "tags": {"environment": "same", "owner": "ml", "cost-center": "ml"},
-            "network": {
-                "vpcCidr": "10.50.0.0/16",
-                "privateSubnets": [
-                    {"zone": c["zones"][0], "cidr": "10.50.0.0/18"},
-                    {"zone": c["zones"][1], "cidr": "10.50.64.0/18"},
-                ],
-                "natSubnets": c["nat"],
-            },
-            "nodePools": [{**p, "instanceTypes": c["pool_types"]} for p in POOLS],
-            "spotGroups": [{**g, "instanceTypes": c["spot_types"]} for g in SPOT],
-            "access": {"adminPrincipals": [c["principal"]]},
-            "kms": c["kms"],
-            "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared", "runnerVpcCidr": "10.250.0.0/22"},
-            "alerts": {"receiver": "webhook"},
-            "alertReceiverUrl": "https://alerts.example/hook",
-        }
-    )
+    return parse_stack_config(raw_config(cloud))
 
 
 def _without_types(spec: Any) -> dict[str, Any]:

@@ -1,8 +1,21 @@
 import pytest
 
-from gpu_cloud.components.k8s.cuda import ImageFamily, cuda_problems, driver_branch, image_family, max_cuda
+from gpu_cloud.components import versions
+from gpu_cloud.components.k8s.cuda import (
+    ACK_DRIVER_VERSION_LABEL,
+    CUDA_MIN_DRIVER,
+    FRAMEWORK_CUDA,
+    ImageFamily,
+    cuda_problems,
+    driver_branch,
+    image_family,
+    image_framework,
+    max_cuda,
+)
 from gpu_cloud.components.spec import Cloud
+from tests.alicloud.support import label_map
 from tests.k8s.conftest import inference_pool, service, spot_group
+from tests.stacks.test_environments import named
 
 
 @pytest.mark.parametrize(
@@ -43,11 +56,56 @@ def test_cuda_newer_than_the_driver_is_a_problem_naming_workload_pool_and_versio
 
 
 def test_a_framework_needing_newer_cuda_is_a_problem():
-    [problem] = cuda_problems(Cloud.ALICLOUD, service(framework="tensorflow-2.18"), inference_pool())
-    assert problem.path == "framework"
-    assert "needs CUDA 12.5 (tensorflow-2.18)" in problem.message
+    own_build = service(image="registry.example.com/serving:2.18", framework="tensorflow-2.18")
+    [problem] = cuda_problems(Cloud.ALICLOUD, own_build, inference_pool(), "530.30.02")
+    assert (problem.path, problem.value) == ("framework", "tensorflow-2.18")
+    assert "needs CUDA 12.2 (tensorflow-2.18)" in problem.message
+
+
+# tensorflow_serving/tools/docker/Dockerfile.gpu at tag 2.18.0 (commit 5815bfdd1d1bbd9d0d3557576c98f13afc4d9016):
+# FROM nvidia/cuda:12.2.0-base-ubuntu20.04, ENV CUDA=12.2, cuda-libraries-12-2 (read 2026-12-03).
+TF_SERVING_2_18_CUDA = "12.2"
+
+
+def test_the_tf_serving_2_18_image_is_built_on_cuda_12_2_not_the_pip_build_12_5():
+    assert image_framework("tensorflow/serving:2.18.0-gpu") == "tensorflow-2.18"
+    assert FRAMEWORK_CUDA["tensorflow-2.18"] == TF_SERVING_2_18_CUDA
+    assert CUDA_MIN_DRIVER[TF_SERVING_2_18_CUDA] == "535.54.03"
+
+
+def test_the_default_image_is_checked_through_its_cuda_against_the_pools_driver():
+    # Default image -> CUDA 12.2 -> driver 535.54.03 or later -> the ACK pools' pinned 550 runs it, a 530 does not.
+    assert versions.TENSORFLOW_SERVING_GPU_IMAGE == "tensorflow/serving:2.18.0-gpu"
+    ack_pool = inference_pool(instance_types=("ecs.gn7i-c8g1.2xlarge",))
+    assert driver_branch(Cloud.ALICLOUD, ack_pool, versions.ACK_NVIDIA_DRIVER_VERSION) == 550
+    assert cuda_problems(Cloud.ALICLOUD, service(), ack_pool, versions.ACK_NVIDIA_DRIVER_VERSION) == []
+    [problem] = cuda_problems(Cloud.ALICLOUD, service(), ack_pool, "530.30.02")
+    assert str(problem) == (
+        "image: inference service 'resnet' needs CUDA 12.2 (tensorflow/serving:2.18.0-gpu), but pool 'inference-a10g'"
+        " runs NVIDIA driver 530 (ACK GPU node image), which runs CUDA up to 12.1; CUDA 12.2 needs driver 535.54.03"
+        " or later (got tensorflow/serving:2.18.0-gpu)"
+    )
+
+
+def test_a_tf_serving_image_outside_the_table_is_a_problem_and_other_images_are_not_read():
+    [problem] = cuda_problems(Cloud.AWS, service(image="tensorflow/serving:2.11.0-gpu"), inference_pool())
+    assert (problem.path, problem.value) == ("image", "tensorflow/serving:2.11.0-gpu")
+    assert problem.message.startswith("a TensorFlow Serving release not in the CUDA table (tensorflow-2.12, ")
+    assert image_framework("registry.example.com/serving:2.18.0-gpu") is None
+    assert image_framework("tensorflow/serving:2.18.0") is None
+    assert cuda_problems(Cloud.AWS, service(image="registry.example.com/serving:2.18.0-gpu"), inference_pool()) == []
 
 
 def test_unknown_cuda_release_and_framework_are_problems():
     problems = cuda_problems(Cloud.AWS, service(cuda_version="12.7", framework="torch-2.5"), inference_pool())
     assert [(p.path, p.value) for p in problems] == [("cudaVersion", "12.7"), ("framework", "torch-2.5")]
+
+
+def test_prod_cn_serves_the_default_image_on_a_pool_whose_pinned_driver_runs_its_cuda():
+    # The chain in the plan: the Deployment's image -> its release's CUDA -> that CUDA's minimum driver -> the driver
+    # the inference node pool pins with ACK's driver label.
+    [container] = named("prod-cn", "prod-cn-resnet-deployment").inputs["spec"]["template"]["spec"]["containers"]
+    driver = label_map(named("prod-cn", "prod-cn-inference-pool").inputs)[ACK_DRIVER_VERSION_LABEL]
+    cuda = FRAMEWORK_CUDA[image_framework(container["image"]) or ""]
+    assert (container["image"], cuda, driver) == ("tensorflow/serving:2.18.0-gpu", "12.2", "550.144.03")
+    assert int(CUDA_MIN_DRIVER[cuda].split(".")[0]) <= int(driver.split(".")[0])

@@ -23,6 +23,9 @@ __all__ = [
     "CHARGE_POST_PAID",
     "DRIVER_VERSION_LABEL",
     "GPU_TAINT",
+    "SCALING_GPU",
+    "SCALING_GPU_SHARE",
+    "SCALING_SPOT",
     "Placement",
     "PoolArgs",
     "PoolShape",
@@ -61,6 +64,18 @@ HTTP_TOKENS_REQUIRED = "required"
 GPU_TAINT = alicloud.cs.NodePoolTaintArgs(key=labels.GPU_TAINT_KEY, value="true", effect="NoSchedule")
 """Only pods that tolerate GPUs land on GPU nodes (the gpu-node-isolation policy)."""
 
+# cs.NodePool ``scaling_config.type``, the ACK node pool's auto_scaling.type: "The type of instances to which auto
+# scaling applies. This determines the scaling behavior": cpu (the default), gpu, gpushare, spot (CreateClusterNodePool
+# and the nodepool struct, https://help.aliyun.com/en/ack/ack-managed-and-ack-dedicated/developer-reference/
+# api-cs-2015-12-15-struct-nodepool, read 2026-12-03: still documented, unlike the EIP fields deprecated beside it;
+# terraform-provider-alicloud sends it on create, commit 81c43b6727a0). Set at creation: ACK's own template resource
+# marks a node pool's AutoScaling as not updatable (ROS ALIYUN::CS::ClusterNodePool, "Update allowed: No",
+# https://alibabacloud.com/help/en/ros/developer-reference/aliyun-cs-clusternodepool, updated 2026-02-11), so another
+# type means another pool.
+SCALING_GPU = "gpu"
+SCALING_GPU_SHARE = "gpushare"
+SCALING_SPOT = "spot"
+
 
 @dataclass(frozen=True)
 class PoolShape:
@@ -94,6 +109,8 @@ class PoolShape:
     gpu: bool = True
     """GPU nodes: GPU taint, pool/GPU labels and the pinned driver. False for the system pool, whose nodes carry
     only the purpose and capacity labels (no pool label: GPU node agents select on it)."""
+    scaling_type: str = SCALING_GPU
+    """An autoscaled pool's ``scaling_config.type``: ``gpu``, ``gpushare`` (shared GPUs) or ``spot``."""
 
 
 @dataclass(frozen=True)
@@ -220,7 +237,7 @@ def node_pool(
         labels=_node_labels(shape),
         taints=[*([GPU_TAINT] if shape.gpu else []), *shape.extra_taints],
         scaling_config=alicloud.cs.NodePoolScalingConfigArgs(
-            enable=True, min_size=shape.min_size, max_size=shape.max_size, is_bond_eip=False
+            enable=True, min_size=shape.min_size, max_size=shape.max_size, is_bond_eip=False, type=shape.scaling_type
         )
         if shape.autoscaled
         else None,

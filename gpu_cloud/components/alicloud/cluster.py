@@ -20,6 +20,7 @@ from gpu_cloud.components.spec import (
     ACK_SERVICE_CIDR,
     DEFAULT_SYSTEM_INSTANCE_TYPES,
     SYSTEM_POOL_NAME,
+    AlicloudMaintenanceWindowSpec,
     ClusterSpec,
     NetworkSpec,
     Problem,
@@ -27,7 +28,15 @@ from gpu_cloud.components.spec import (
 )
 from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES, version_problem
 
-__all__ = ["ADDONS", "CLUSTER_TAG_KEY", "SERVICE_CIDR", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]
+__all__ = [
+    "ADDONS",
+    "CLUSTER_TAG_KEY",
+    "SERVICE_CIDR",
+    "SYSTEM_INSTANCE_TYPES",
+    "GpuCluster",
+    "GpuClusterArgs",
+    "maintenance_window",
+]
 
 SYSTEM_INSTANCE_TYPES = DEFAULT_SYSTEM_INSTANCE_TYPES[Cloud.ALICLOUD]
 """Default types of the system node pool: 4 vCPUs and 16 GiB. ACK refuses node types with fewer than 4 vCPUs
@@ -56,6 +65,36 @@ logging"). Without ``sls_project_name`` its Logstore is created in the cluster's
 (UpdateClusterAuditLogConfig ``sls_project_name``, "default value k8s-log-{clusterid}",
 https://help.aliyun.com/zh/ack/ack-edge/developer-reference/api-cs-2015-12-15-updateclusterauditlogconfig-edge, read
 2026-12-03), beside the control-plane logs."""
+
+MAINTENANCE_DATE = "2026-01-01"
+"""The date part of ``maintenance_time`` (RFC 3339, "the start time of the maintenance window"): the window recurs on
+``weekly_period`` from its time of day; ACK's own example carries a past date ("2020-10-15T12:31:00.000+08:00",
+CreateCluster ``maintenance_window``, https://alibabacloud.com/help/zh/ack/ack-managed-and-ack-dedicated/
+developer-reference/api-cs-2015-12-15-struct-maintenance-window, read 2026-12-03). A fixed date keeps the input
+stable from one run to the next."""
+
+NO_AUTO_UPGRADE = alicloud.cs.ManagedKubernetesOperationPolicyArgs(
+    cluster_auto_upgrade=alicloud.cs.ManagedKubernetesOperationPolicyClusterAutoUpgradeArgs(enabled=False)
+)
+"""No automatic cluster upgrade (cs.ManagedKubernetes ``operation_policy.cluster_auto_upgrade``, channels ``patch``,
+``stable``, ``rapid``; it "only works when ``maintenance_window`` is enabled"). The version is the program's:
+``cs.ManagedKubernetes.version`` is the exact ACK release pinned in components.versions and validated against the
+support calendar, and an upgrade by ACK would move the cluster away from it under Pulumi. The next refresh would then
+find the newer release, and the provider answers a changed ``version`` with UpgradeCluster to the pinned, older one
+(``UpgradeAlicloudKubernetesCluster`` in terraform-provider-alicloud's resource_alicloud_cs_managed_kubernetes.go,
+commit 81c43b6727a0, read 2026-12-03), which ACK cannot do. Upgrades are pin changes, reviewed and planned."""
+
+
+def maintenance_window(spec: AlicloudMaintenanceWindowSpec) -> alicloud.cs.ManagedKubernetesMaintenanceWindowArgs:
+    """The cs.ManagedKubernetes ``maintenance_window`` of ``spec``: when ACK may run its planned maintenance."""
+    hour_minute, sign, offset = spec.start[:5], spec.start[5], spec.start[6:]
+    return alicloud.cs.ManagedKubernetesMaintenanceWindowArgs(
+        enable=True,
+        maintenance_time=f"{MAINTENANCE_DATE}T{hour_minute}:00.000{sign}{offset}",
+        duration=f"{spec.duration_hours}h",
+        weekly_period=",".join(spec.weekdays),
+    )
+
 
 ADDONS: tuple[tuple[str, bool], ...] = (
     # Terway gives pods VPC addresses from the node vswitches: no overlay and no per-node custom route in the
@@ -162,6 +201,8 @@ class GpuCluster(pulumi.ComponentResource):
             control_plane_log_components=list(CONTROL_PLANE_LOGS),
             control_plane_log_ttl=str(spec.log_retention_days),
             audit_log_config=AUDIT_LOG,
+            maintenance_window=maintenance_window(spec.alicloud_maintenance_window or AlicloudMaintenanceWindowSpec()),
+            operation_policy=NO_AUTO_UPGRADE,
             addons=[alicloud.cs.ManagedKubernetesAddonArgs(name=n, disabled=d) for n, d in ADDONS],
             tags={**args.tags, CLUSTER_TAG_KEY: self.cluster_name},
             deletion_protection=guard.protect,

@@ -7,7 +7,14 @@ from dataclasses import dataclass
 import pulumi
 
 from gpu_cloud.components.alicloud._common import check
-from gpu_cloud.components.alicloud._pool import PoolArgs, node_pool, shape_of, vswitch_problems
+from gpu_cloud.components.alicloud._pool import (
+    SCALING_GPU,
+    SCALING_GPU_SHARE,
+    PoolArgs,
+    node_pool,
+    shape_of,
+    vswitch_problems,
+)
 from gpu_cloud.components.alicloud.gpu_sharing import GPU_SHARING_ADDON, GpuSharing
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.spec import GpuNodePoolSpec, Problem, pool_problems
@@ -56,14 +63,15 @@ class GpuNodePool(pulumi.ComponentResource):
             problems.append(Problem("gpuTimeSlicingReplicas", message, spec.gpu_time_slicing_replicas))
         check(problems)
         super().__init__("gpucloud:alicloud:GpuNodePool", name, None, opts)
-        sharing = dict([GPU_SHARE_LABEL]) if spec.gpu_time_slicing_replicas is not None else {}
+        shares = spec.gpu_time_slicing_replicas is not None
         shape = shape_of(
             spec,
             pool_name=spec.name,
             capacity=ON_DEMAND,
             min_size=spec.min_size,
             max_size=spec.max_size,
-            extra_labels={**spec.labels, **sharing},
+            extra_labels={**spec.labels, **(dict([GPU_SHARE_LABEL]) if shares else {})},
+            scaling_type=SCALING_GPU_SHARE if shares else SCALING_GPU,
         )
         pool = node_pool(f"{name}-pool", shape, args.placement(spec.zones), self)
         self.node_pool_id = pool.node_pool_id

@@ -9,7 +9,7 @@ import pulumi_alicloud as alicloud
 
 from gpu_cloud.components import labels
 from gpu_cloud.components.alicloud._common import check
-from gpu_cloud.components.alicloud._pool import PoolArgs, node_pool, shape_of
+from gpu_cloud.components.alicloud._pool import SCALING_SPOT, PoolArgs, node_pool, shape_of
 from gpu_cloud.components.alicloud.node_pool import ON_DEMAND
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.spec import SpotGroupSpec, spot_problems
@@ -25,10 +25,14 @@ SPOT_TAINT = alicloud.cs.NodePoolTaintArgs(key=labels.SPOT_TAINT_KEY, value=SPOT
 MAX_SPOT_INSTANCE_POOLS = 10
 """cs.NodePool ``spot_instance_pools`` takes 1 to 10 instance types."""
 
-# cs.NodePool spot_strategy values: SpotWithPriceLimit caps the price per type; SpotAsPriceGo follows the market
-# price (at most the pay-as-you-go price).
-SPOT_WITH_PRICE_LIMIT = "SpotWithPriceLimit"
 SPOT_AS_PRICE_GO = "SpotAsPriceGo"
+"""cs.NodePool ``spot_strategy``: "The system automatically bids, following the actual price of the current market",
+at most the pay-as-you-go price of each instance type ("SpotAsPriceGo: The system provides a price automatically,
+and the maximum value is the Pay-As-You-Go price", Alibaba Cloud Batch Compute, "Bidding resources",
+https://www.alibabacloud.com/help/doc-detail/51590.htm, read 2026-12-03). So each type is capped at its own price,
+never by one figure for every size (``SpotWithPriceLimit`` caps "the maximum price of a single instance" per type,
+NodePoolSpotPriceLimitArgs). A per-type cap below pay-as-you-go would only move the demand to the on-demand
+fall-back pool, at the full price; a flat ``maxPricePerHour`` is refused (spec.spot_problems)."""
 
 COST_OPTIMIZED = "COST_OPTIMIZED"
 """cs.NodePool ``multi_az_policy``: cheapest vCPU price first, spot before pay-as-you-go; the policy under which
@@ -36,16 +40,9 @@ COST_OPTIMIZED = "COST_OPTIMIZED"
 
 
 def spot_capacity(spec: SpotGroupSpec) -> dict[str, object]:
-    """The cs.NodePool buying options of a spot group: strategy, price limits, pools, remedy, fall-back."""
-    limits = None
-    if spec.max_price_per_hour is not None:
-        price = f"{spec.max_price_per_hour:g}"
-        limits = [
-            alicloud.cs.NodePoolSpotPriceLimitArgs(instance_type=t, price_limit=price) for t in spec.instance_types
-        ]
+    """The cs.NodePool buying options of a spot group: strategy, pools, remedy, fall-back."""
     return {
-        "spot_strategy": SPOT_AS_PRICE_GO if limits is None else SPOT_WITH_PRICE_LIMIT,
-        "spot_price_limits": limits,
+        "spot_strategy": SPOT_AS_PRICE_GO,
         # Spread over every type given: a shortage of one spot pool is not an outage.
         "spot_instance_pools": min(len(spec.instance_types), MAX_SPOT_INSTANCE_POOLS),
         # Replace a spot node as soon as its reclaim notice arrives.
@@ -98,6 +95,7 @@ class SpotGpuGroup(pulumi.ComponentResource):
             min_size=spec.min_size,
             max_size=spec.max_size,
             extra_taints=(SPOT_TAINT,),
+            scaling_type=SCALING_SPOT,
         )
         placement = args.placement()
         spot = node_pool(f"{name}{labels.SPOT_SUFFIX}", shape, placement, self, **spot_capacity(spec))

@@ -1,8 +1,8 @@
 """Which CUDA a GPU node can run: the driver branch each node image family ships, what each CUDA release needs.
 
-A workload names the CUDA version its image needs (and optionally its framework, whose CUDA version comes from
-the framework's tested configurations). :func:`cuda_problems` says, before anything is registered, when the
-workload's pool runs a driver too old for it.
+A workload's image brings a CUDA version: a TensorFlow Serving GPU image (the default) the one its tag's release is
+built with; another image names its CUDA version or the framework release whose serving image it is.
+:func:`cuda_problems` says, before anything is registered, when the workload's pool runs a driver too old for it.
 
 The check is made per driver branch (the major version, e.g. 535): every release of a branch that a node image
 ships is at least the branch's first CUDA-toolkit driver. It uses NVIDIA's toolkit-driver table, not CUDA minor
@@ -12,9 +12,11 @@ PTX JIT; docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.h
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 
 from gpu_cloud.components.spec import Cloud, GpuNodePoolSpec, InferenceServiceSpec, Problem, SpotGroupSpec
+from gpu_cloud.components.versions import TENSORFLOW_SERVING_GPU_IMAGE
 
 __all__ = [
     "ACK_DRIVER_VERSION_LABEL",
@@ -25,6 +27,7 @@ __all__ = [
     "cuda_problems",
     "driver_branch",
     "image_family",
+    "image_framework",
     "max_cuda",
 ]
 
@@ -75,12 +78,27 @@ FRAMEWORK_CUDA: dict[str, str] = {
     "tensorflow-2.13": "11.8",
     "tensorflow-2.14": "11.8",
     "tensorflow-2.15": "12.2",
-    "tensorflow-2.16": "12.3",
-    "tensorflow-2.17": "12.3",
-    "tensorflow-2.18": "12.5",
+    "tensorflow-2.16": "12.2",
+    "tensorflow-2.17": "12.2",
+    "tensorflow-2.18": "12.2",
+    "tensorflow-2.19": "12.2",
 }
-"""CUDA version each framework release is built and tested with: TensorFlow "Tested build configurations", Linux
-GPU (tensorflow.org/install/source#gpu; e.g. tensorflow-2.12.0: cuDNN 8.6, CUDA 11.8)."""
+"""CUDA of each framework release's GPU serving image, which an inference service runs: for ``tensorflow-X.Y``, the
+``tensorflow/serving:X.Y.*-gpu`` image, built by ``tensorflow_serving/tools/docker/Dockerfile.gpu`` at the release's
+tag on ``nvidia/cuda:<CUDA>.0-base`` with the ``cuda-*-<CUDA>`` packages (github.com/tensorflow/serving, read
+2026-12-03 at tags 2.12.0-2.14.1: 11.8; 2.15.1, 2.16.1, 2.17.0, 2.17.1, 2.18.0 (commit 5815bfdd1d1b), 2.18.1,
+2.19.0, 2.19.1: 12.2). Not TensorFlow's pip builds ("Tested build configurations", tensorflow.org/install/source#gpu:
+12.3 for 2.16-2.17, 12.5 for 2.18), which TF Serving does not use; an image built on those names ``cudaVersion``."""
+
+TF_SERVING_GPU_IMAGE = re.compile(r"^tensorflow/serving:(?P<release>\d+\.\d+)\.\d+-gpu$")
+"""A TensorFlow Serving GPU release tag on Docker Hub (``tensorflow/serving:2.18.0-gpu``)."""
+
+
+def image_framework(image: str) -> str | None:
+    """The framework release a TensorFlow Serving GPU image serves with (``tensorflow/serving:2.18.0-gpu`` ->
+    ``tensorflow-2.18``), or None for any other image."""
+    match = TF_SERVING_GPU_IMAGE.match(image)
+    return f"tensorflow-{match['release']}" if match else None
 
 
 def image_family(cloud: Cloud, pool: GpuNodePoolSpec | SpotGroupSpec) -> ImageFamily:
@@ -122,12 +140,21 @@ def cuda_problems(
     pool: GpuNodePoolSpec | SpotGroupSpec,
     driver_version: str | None = None,
 ) -> list[Problem]:
-    """What keeps ``service`` from running on ``pool``: an unknown CUDA release or framework, or a driver too old."""
-    needs: list[tuple[str, str, str]] = []  # (field, CUDA version, what asks for it)
+    """What keeps ``service`` from running on ``pool``: an unknown CUDA release or framework, or a driver too old for
+    the CUDA of its image (a TensorFlow Serving GPU tag, the default image included), ``cudaVersion`` or
+    ``framework``."""
+    needs: list[tuple[str, str, str, str]] = []  # (field, CUDA version, what asks for it, the field's value)
     problems: list[Problem] = []
+    image = service.image or TENSORFLOW_SERVING_GPU_IMAGE
+    served = image_framework(image)
+    if served in FRAMEWORK_CUDA:
+        needs.append(("image", FRAMEWORK_CUDA[served], f"CUDA {FRAMEWORK_CUDA[served]} ({image})", image))
+    elif served is not None:
+        known = ", ".join(FRAMEWORK_CUDA)
+        problems.append(Problem("image", f"a TensorFlow Serving release not in the CUDA table ({known})", image))
     if service.cuda_version is not None:
         if service.cuda_version in CUDA_MIN_DRIVER:
-            needs.append(("cudaVersion", service.cuda_version, f"CUDA {service.cuda_version}"))
+            needs.append(("cudaVersion", service.cuda_version, f"CUDA {service.cuda_version}", service.cuda_version))
         else:
             known = ", ".join(CUDA_MIN_DRIVER)
             problems.append(
@@ -136,13 +163,13 @@ def cuda_problems(
     if service.framework is not None:
         if service.framework in FRAMEWORK_CUDA:
             cuda = FRAMEWORK_CUDA[service.framework]
-            needs.append(("framework", cuda, f"CUDA {cuda} ({service.framework})"))
+            needs.append(("framework", cuda, f"CUDA {cuda} ({service.framework})", service.framework))
         else:
             known = ", ".join(FRAMEWORK_CUDA)
             problems.append(Problem("framework", f"not a framework of the CUDA table ({known})", service.framework))
     branch = driver_branch(cloud, pool, driver_version)
     family = image_family(cloud, pool)
-    for field, cuda, what in needs:
+    for field, cuda, what, value in needs:
         if _major(CUDA_MIN_DRIVER[cuda]) > branch:
             problems.append(
                 Problem(
@@ -150,7 +177,7 @@ def cuda_problems(
                     f"inference service {service.name!r} needs {what}, but pool {pool.name!r} runs NVIDIA driver "
                     f"{branch} ({family}), which runs CUDA up to {max_cuda(branch)}; CUDA {cuda} needs driver "
                     f"{CUDA_MIN_DRIVER[cuda]} or later",
-                    cuda,
+                    value,
                 )
             )
     return problems
