@@ -31,8 +31,11 @@ from gpu_cloud.planner.project import load_project, load_stack, load_stack_outpu
 from tests.stacks.test_environments import ROOT, of_type
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-AUTO_NAMED = {NODE_GROUP: "nodeGroupName"}
-"""The auto-named input of each pool type (pulumi-aws provider/resources.go ``tfbridge.AutoName``)."""
+NODE_POOL = "alicloud:cs/nodePool:NodePool"
+AUTO_NAMED = {NODE_GROUP: "nodeGroupName", NODE_POOL: "name"}
+"""The auto-named input of each pool type: pulumi-aws provider/resources.go ``tfbridge.AutoName("nodeGroupName", ...)``;
+pulumi-alicloud provider/resources.go ``SetAutonaming(255, "-")``, which names the Terraform ``name`` field of
+alicloud_cs_kubernetes_node_pool (deprecated for ``node_pool_name``, which is not auto-named), read 2026-12-03."""
 FORCE_NEW = {
     NODE_GROUP: {
         "amiType",
@@ -45,7 +48,26 @@ FORCE_NEW = {
         "nodeRoleArn",
         "remoteAccess",
         "subnetIds",
-    }
+    },
+    # terraform-provider-alicloud resource_alicloud_cs_kubernetes_node_pool.go (v1.285.0 to v1.289.0, the same
+    # at each; no CustomizeDiff): node_pool_name, instance_types, vswitch_ids, scaling_config, labels, taints, spot
+    # settings and disks change in place.
+    NODE_POOL: {
+        "autoMode",
+        "cisEnabled",
+        "clusterId",
+        "deploymentSetId",
+        "instanceMetadataOptions",
+        "loginAsNonRoot",
+        "nodeNameMode",
+        "ramRoleName",
+        "securityGroupId",
+        "securityGroupIds",
+        "securityHardeningOs",
+        "socEnabled",
+        "teeConfig",
+        "type",
+    },
 }
 """Top-level inputs whose change replaces the pool (terraform-provider-aws node_group.go ``ForceNew``)."""
 AWS_STACKS = ("dev", "staging", "prod")
@@ -97,6 +119,22 @@ def test_every_node_group_is_replaced_create_first(stack: str) -> None:
     # The same groups given their name, as gpu-cloud declared them before, are deleted first.
     named = [RecordedResource(**{**vars(r), "inputs": r.inputs | {"nodeGroupName": r.name}}) for r in groups]
     assert {replacement_steps(r) for r in named} == {("delete", "create")}
+
+
+def test_ack_node_pools_are_replaced_create_first_and_only_with_their_cluster() -> None:
+    # A pool keeps its node_pool_name through a replacement; ACK's word on two pools of one name in a cluster was not
+    # found. Of the ForceNew inputs a pool sets, only clusterId can change (instanceMetadataOptions is gpu-cloud's
+    # constant), and then the replacement lives in another cluster: no two pools of one name meet.
+    pools = of_type("prod-cn", NODE_POOL)
+    assert pools
+    assert {replacement_steps(r) for r in pools} == {("create", "delete")}
+    assert {key for r in pools for key in FORCE_NEW[NODE_POOL] & set(r.inputs)} == {
+        "clusterId",
+        "instanceMetadataOptions",
+    }
+    assert {json.dumps(r.inputs["instanceMetadataOptions"], sort_keys=True) for r in pools} == {
+        json.dumps({"httpTokens": "required"}, sort_keys=True)
+    }
 
 
 def test_a_force_new_change_plans_the_replacement_before_the_delete() -> None:
