@@ -137,8 +137,14 @@ def subnet_capacity_problems(config: StackConfig) -> list[Problem]:
     IPv4 addresses per interface (``CloudLimits.node_addresses``). A node group may run all its nodes in any one of
     its zones, so a zone must hold, over every node group using it (``_node_groups``), its most nodes x the most
     addresses of its instance types; the zone holds its private subnets' addresses less those the cloud reserves in
-    each. A type without a sourced address count adds nothing. Alibaba Cloud is not checked: the addresses Terway
-    takes per ECS type and the addresses a vSwitch reserves were not sourced."""
+    each. A type without a sourced address count adds nothing. Alibaba Cloud is not checked yet: the 4 addresses a
+    vSwitch reserves are sourced (``cloud_limits.json``) and so is Terway's rule: in shared-ENI mode
+    (``terway-eniip``) pods take the addresses of a node's secondary ENIs, (EniQuantity - 1) x
+    EniPrivateIpAddressQuantity of ECS DescribeInstanceTypes (ACK "Manage pod capacity on nodes",
+    https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/adjusting-the-number-of-node-pods;
+    AliyunContainerService/terway pkg/aliyun/client/limit.go ``MultiIPPod`` at commit 89aadf8b; both read
+    2026-12-03). Those two figures per ECS type were not found in Alibaba's instance-family material for the types
+    the project runs, so ``node_addresses`` has none for Alibaba Cloud."""
     cloud_limits = limits(config.cloud)
     reserved = cloud_limits.cidr.reserved_per_subnet
     if reserved is None or not cloud_limits.node_addresses:

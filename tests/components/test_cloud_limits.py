@@ -77,3 +77,9 @@ def test_every_aws_type_the_project_runs_has_its_vpc_cni_addresses() -> None:
     assert running <= set(limits(Cloud.AWS).node_addresses)
     assert running <= limits(Cloud.AWS).instance_types
     assert limits(Cloud.ALICLOUD).node_addresses == {}
+
+
+def test_subnet_reservations_are_the_documented_counts() -> None:
+    """AWS keeps the first four and the last address of a subnet (Amazon VPC User Guide), Alibaba Cloud the first
+    and the last three of a vSwitch (VPC API CreateVSwitchCidrReservation), as cloud_limits.json cites."""
+    assert {cloud: limits(cloud).cidr.reserved_per_subnet for cloud in Cloud} == {Cloud.AWS: 5, Cloud.ALICLOUD: 4}
