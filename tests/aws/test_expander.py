@@ -79,7 +79,7 @@ def test_a_spot_group_whose_fall_back_name_is_too_long_exits_2_naming_the_field_
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     name = "a" * 28  # a valid pool name (at most 40), but a-...-ondemand has 37 characters
-    group = f"    - {{name: {name}, purpose: training, instanceTypes: [g5.xlarge, g5.2xlarge], maxSize: 4}}\n"
+    group = f"    - {{name: {name}, purpose: training, instanceTypes: [g5.xlarge], maxSize: 4}}\n"
     (tmp_path / "Pulumi.yaml").write_text("name: gpu-cloud\nruntime: python\n")
     (tmp_path / "__main__.py").write_text(PROGRAM)
     (tmp_path / "Pulumi.dev.yaml").write_text(

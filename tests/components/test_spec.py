@@ -245,7 +245,11 @@ INVALID = [
         ],
     ),
     (
-        _with("spotGroups.0.instanceTypes", ["p4d.24xlarge", "p4de.24xlarge"]),
+        # One node each: eight p4d nodes and their fall-back would not fit BASE's subnets (VPC CNI addresses).
+        _with(
+            "spotGroups.0",
+            {"name": "batch", "purpose": "training", "instanceTypes": ["p4d.24xlarge", "p4de.24xlarge"], "maxSize": 1},
+        ),
         [
             "spotGroups.0.instanceTypes: differ in capacity (p4d.24xlarge: 96 vCPU 1152 GiB 8x40.0 GiB GPU, "
             "p4de.24xlarge: 96 vCPU 1152 GiB 8x80.0 GiB GPU); the cluster autoscaler sizes the group from its first "
