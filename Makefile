@@ -12,7 +12,10 @@ STACKS := $(patsubst stacks/Pulumi.%.yaml,%,$(wildcard stacks/Pulumi.*.yaml))
 plan: $(VENV)/.installed
 	$(BIN)/gpucloud plan $(STACK)
 
-check: lint test plan-all
+# The three parts run side by side (each a CPU-bound process: mypy, pytest on every core, the plans), each
+# target's output printed whole when it ends; the environment and promtool come first.
+check: $(VENV)/.installed promtool
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint test plan-all
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
