@@ -27,7 +27,7 @@ from gpu_cloud.components.aws import (
     SpotGpuGroup,
     SpotGpuGroupArgs,
 )
-from gpu_cloud.components.aws.expander import expander_priorities, expander_problems, node_group_names
+from gpu_cloud.components.aws.expander import expander_priorities
 from gpu_cloud.components.aws.identity import (
     checkpoint_statements,
     cluster_autoscaler_statements,
@@ -42,16 +42,13 @@ from gpu_cloud.components.k8s.addons import (
     SYSTEM_NAMESPACE,
 )
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
-from gpu_cloud.components.spec import PeeringSpec, StackConfig, config_error
+from gpu_cloud.components.spec import PeeringSpec, StackConfig
 
 
 def build(config: StackConfig) -> None:
     """Declare the environment's AWS resources and its Kubernetes layer, and export its outputs."""
     kubernetes_layer.check(config)
-    priorities = expander_priorities(config.spot_groups)
-    problems = expander_problems(node_group_names(config), priorities)
-    if problems:
-        raise config_error(problems)
+    priorities = expander_priorities(config.spot_groups)  # checked with the config (spec._eks_node_groups)
     tags = aws.ProviderDefaultTagsArgs(tags=config.tags)
     provider = aws.Provider("aws", region=config.region, default_tags=tags)
     opts = pulumi.ResourceOptions(provider=provider)

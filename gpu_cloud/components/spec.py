@@ -1193,6 +1193,18 @@ def _cluster(config: StackConfig) -> list[Problem]:
     return problems
 
 
+@_check("cloud", "node_pools", "spot_groups")
+def _eks_node_groups(config: StackConfig) -> list[Problem]:
+    """On AWS, what keeps the node groups' EKS names from being generated or ranked by the autoscaler's priority
+    expander (components.aws.expander: a name too long, a name clash, a fall-back not below its spot group)."""
+    if config.cloud is not Cloud.AWS:
+        return []
+    # Imported here: the module belongs to the aws extra (its package imports pulumi_aws) and imports this one.
+    from gpu_cloud.components.aws.expander import expander_priorities, expander_problems, node_group_names
+
+    return expander_problems(node_group_names(config), expander_priorities(config.spot_groups))
+
+
 @_check("node_pools", "spot_groups")
 def _unique_pool_names(config: StackConfig) -> list[Problem]:
     problems = []

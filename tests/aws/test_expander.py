@@ -79,7 +79,8 @@ def test_a_spot_group_whose_fall_back_name_is_too_long_exits_2_naming_the_field_
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     name = "a" * 28  # a valid pool name (at most 40), but a-...-ondemand has 37 characters
-    group = f"    - {{name: {name}, purpose: training, instanceTypes: [g5.xlarge], maxSize: 4}}\n"
+    # Mixed sizes are a problem of their own: both are reported at once.
+    group = f"    - {{name: {name}, purpose: training, instanceTypes: [g5.xlarge, g5.2xlarge], maxSize: 4}}\n"
     (tmp_path / "Pulumi.yaml").write_text("name: gpu-cloud\nruntime: python\n")
     (tmp_path / "__main__.py").write_text(PROGRAM)
     (tmp_path / "Pulumi.dev.yaml").write_text(
@@ -92,6 +93,9 @@ def test_a_spot_group_whose_fall_back_name_is_too_long_exits_2_naming_the_field_
         "error: invalid config in Pulumi.dev.yaml:\n"
         f"  gpu-cloud:spotGroups.0.name: node group name '{name}-ondemand' has 37 characters; EKS allows 63 and the "
         f"part generated for replacements takes 27: at most 36 (got {name})\n"
+        "  gpu-cloud:spotGroups.0.instanceTypes: differ in capacity (g5.xlarge: 4 vCPU 16 GiB 1x22.4 GiB GPU, "
+        "g5.2xlarge: 8 vCPU 32 GiB 1x22.4 GiB GPU); the cluster autoscaler sizes the group from its first type only "
+        '(got ["g5.xlarge", "g5.2xlarge"])\n'
     )
 
 

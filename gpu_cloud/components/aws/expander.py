@@ -167,7 +167,8 @@ def expander_problems(names: NodeGroupNames, priorities: Mapping[str, Sequence[s
         if path not in too_long_at and (too_long := node_group_name_problem(name)) is not None:
             problems.append(Problem(path, too_long, bases.get(path, name)))
             too_long_at.add(path)
-        if name in seen and seen[name] != path:
+        # Two pools or groups of one name are spec's to report (one problem each, not two).
+        if name in seen and seen[name] != path and bases.get(seen[name], name) != bases.get(path, name):
             problems.append(Problem(path, f"node group name {name!r} is also the node group of {seen[name]}", name))
         seen.setdefault(name, path)
     for path, spot, fallback in names.spot:
