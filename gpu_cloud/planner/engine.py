@@ -171,6 +171,7 @@ class _RecordingMonitor(mocks.MockMonitor):
             ignore_changes=tuple(request.ignoreChanges),
             retain_on_delete=bool(request.retainOnDelete),
             delete_before_replace=bool(request.deleteBeforeReplace),
+            replace_on_changes=tuple(request.replaceOnChanges),
             aliases=aliases,
         )
         self.recorded.append(recorded)

@@ -33,6 +33,7 @@ class RecordedResource:
         ignore_changes: The ignoreChanges option.
         retain_on_delete: The retainOnDelete option.
         delete_before_replace: The deleteBeforeReplace option.
+        replace_on_changes: The replaceOnChanges option (property paths).
         aliases: Alias URNs or specs, as strings.
     """
 
@@ -50,6 +51,7 @@ class RecordedResource:
     ignore_changes: tuple[str, ...] = ()
     retain_on_delete: bool = False
     delete_before_replace: bool = False
+    replace_on_changes: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
 
 

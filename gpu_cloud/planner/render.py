@@ -1,12 +1,13 @@
 """Print the JobSet of a stack's training job or pool acceptance test, to submit with ``kubectl`` instead of Pulumi.
 
-    python -m gpu_cloud.planner.render STACK job NAME --bucket BUCKET [--dir DIR] | kubectl apply -f -
+    python -m gpu_cloud.planner.render STACK job NAME --bucket BUCKET [--dir DIR] | kubectl create -f -
     python -m gpu_cloud.planner.render STACK acceptance POOL [--dir DIR] | kubectl create -f -
 
 The manifest is the one the stack declares (``components.k8s.training_job.jobset_manifest``,
 ``components.k8s.acceptance.acceptance_manifest``), from the same validated config. The job's ServiceAccount and
 checkpoint identity are the stack's (``pulumi up`` creates them for every job in ``training.jobs``); BUCKET is the
-stack's ``checkpointBucket`` output. Exit 2 when the config, the job or the pool is not valid.
+stack's ``checkpointBucket`` output. The printed JobSet has ``generateName``: each ``kubectl create`` is a run of its
+own name, never the JobSet ``pulumi up`` declares. Exit 2 when the config, the job or the pool is not valid.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def render(config: StackConfig, kind: str, name: str, bucket: str | None) -> dic
     if kind == "acceptance":
         if name not in training.acceptance_pools:
             raise ConfigError([Problem("training.acceptancePools", "has no such pool", name)])
-        return acceptance_manifest(pools[name], training, config.cloud)
+        return acceptance_manifest(pools[name], training, config.cloud, generate_name=True)
     jobs = {j.name: j for j in training.jobs}
     if name not in jobs:
         raise ConfigError([Problem("training.jobs", "has no job of that name", name)])
@@ -75,7 +76,7 @@ def render(config: StackConfig, kind: str, name: str, bucket: str | None) -> dic
         raise ConfigError([Problem("--bucket", "required for a job (the stack's checkpointBucket output)", bucket)])
     job = jobs[name]
     uri = f"{URI_SCHEMES[config.cloud]}://{bucket}/{job.checkpoint_prefix}"
-    return jobset_manifest(job, pools[job.pool], training, config.cloud, uri)
+    return jobset_manifest(job, pools[job.pool], training, config.cloud, uri, config.region, generate_name=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,7 @@ import yaml
 from gpu_cloud.components import versions
 from gpu_cloud.components.k8s import TrainingQueues, TrainingQueuesArgs
 from gpu_cloud.components.k8s.priority import PRIORITY_VALUES
-from gpu_cloud.components.spec import PoolPurpose, QueueSpec, SpotGroupSpec, TrainingSpec
+from gpu_cloud.components.spec import Cloud, PoolPurpose, QueueSpec, SpotGroupSpec, TrainingSpec
 from tests.crds import errors
 from tests.k8s.conftest import children, efa_training_pool, kinds, one, run
 
@@ -130,3 +130,84 @@ def test_only_pools_a_queue_uses_get_flavors():
     plan = _plan(queues=(QueueSpec(name="solo", gpus={"train-h100": 8}),))
     flavors = [r.name for r in children(plan) if r.type.endswith(":ResourceFlavor")]
     assert flavors == ["queues-resourceflavor-train-h100"]
+
+
+def _kueue_manages(config: dict[str, object], namespace_labels: dict[str, str], job_labels: dict[str, str]) -> bool:
+    """Whether Kueue v0.19.2 manages a batch Job or JobSet (apis/config/v1beta2/configuration_types.go): one with a
+    queue-name label always; one without only when ManageJobsWithoutQueueName is true and its namespace matches
+    ManagedJobsNamespaceSelector (matchLabels here). A managed job without a queue is suspended and never started;
+    an unmanaged one starts at once, outside every quota."""
+    if "kueue.x-k8s.io/queue-name" in job_labels:
+        return True
+    selector = config.get("managedJobsNamespaceSelector")
+    matches = selector is None or all(
+        namespace_labels.get(k) == v
+        for k, v in selector["matchLabels"].items()  # type: ignore[index]
+    )
+    return bool(config.get("manageJobsWithoutQueueName")) and matches
+
+
+def test_a_job_without_a_queue_is_held_in_every_gpu_namespace_and_nowhere_else(access):
+    from gpu_cloud.components.k8s import GpuRbac, GpuRbacArgs
+    from gpu_cloud.components.spec import Cloud
+
+    values = one(_plan(), "queues-kueue").inputs["values"]
+    config = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+    rbac = run(lambda opts: GpuRbac("rbac", GpuRbacArgs(access=access, cloud=Cloud.AWS), opts=opts))
+    namespaces = [r.inputs["metadata"] for r in children(rbac) if r.type == "kubernetes:core/v1:Namespace"]
+    assert len(namespaces) == 2
+    for namespace in namespaces:
+        # Kueue suspends it; with no LocalQueue named it is never admitted.
+        assert _kueue_manages(config, namespace["labels"], {}), namespace["name"]
+    assert not _kueue_manages(config, {"kubernetes.io/metadata.name": "monitoring"}, {})
+
+
+def _acceptance_plan(pools=(H100, SPOT), queues=QUEUES, cloud=Cloud.AWS):
+    training = TrainingSpec(queues=queues, acceptance_pools=("train-h100",))
+    args = TrainingQueuesArgs(training=training, pools=list(pools), cloud=cloud)
+    return run(lambda opts: TrainingQueues("queues", args, opts=opts))
+
+
+def test_acceptance_tests_have_a_queue_of_their_own_with_one_tests_gpus_lending_nothing():
+    plan = _acceptance_plan()
+    queue = one(plan, "queues-clusterqueue-gpucloud-acceptance").inputs
+    assert queue["spec"] == {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "gpu-training"}},
+        "queueingStrategy": "BestEffortFIFO",
+        "resourceGroups": [
+            {
+                "coveredResources": ["nvidia.com/gpu"],
+                # Two nodes of 8 H100s.
+                "flavors": [{"name": "train-h100", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 16}]}],
+            }
+        ],
+    }
+    assert "cohortName" not in queue["spec"]
+    local = one(plan, "queues-localqueue-gpucloud-acceptance").inputs
+    assert local["metadata"] == {"name": "gpucloud-acceptance", "namespace": "gpu-training"}
+    assert local["spec"] == {"clusterQueue": "gpucloud-acceptance"}
+    assert errors(queue) == [] and errors(local) == []
+
+
+def test_an_acceptance_pool_no_team_uses_still_gets_its_flavor():
+    plan = _acceptance_plan(queues=(QueueSpec(name="research", gpus={"train-spot": 8}),))
+    assert one(plan, "queues-resourceflavor-train-h100").inputs["spec"] == {
+        "nodeLabels": {"gpucloud.io/pool": "train-h100"}
+    }
+
+
+def test_a_team_queue_cannot_take_the_acceptance_queues_name():
+    from tests.k8s.conftest import refused
+
+    taken = (QueueSpec(name="gpucloud-acceptance", gpus={"train-h100": 8}),)
+    message, plan = refused(
+        lambda opts: TrainingQueues(
+            "queues",
+            TrainingQueuesArgs(
+                training=TrainingSpec(queues=taken, acceptance_pools=("train-h100",)), pools=[H100], cloud=Cloud.AWS
+            ),
+            opts=opts,
+        )
+    )
+    assert message == "training.queues.0.name: reserved for the acceptance tests (got gpucloud-acceptance)"
+    assert [r for r in plan.resources if "Queue" in r.type] == []

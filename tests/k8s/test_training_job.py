@@ -19,6 +19,7 @@ SPOT = SpotGroupSpec(name="batch", purpose=PoolPurpose.TRAINING, instance_types=
 A10 = ack_training_pool()
 TRAINING = TrainingSpec()
 URI = "s3://ckpt/jobs/llm/"
+REGIONS = {Cloud.AWS: "us-east-1", Cloud.ALICLOUD: "cn-hangzhou"}
 
 
 def _job(**changes: Any) -> TrainingJobSpec:
@@ -51,14 +52,16 @@ def _env(manifest: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_children_are_the_jobs_service_account_and_jobset():
-    args = TrainingJobArgs(job=_job(), pool=H100, training=TRAINING, cloud=Cloud.AWS, checkpoint_uri=URI)
+    args = TrainingJobArgs(
+        job=_job(), pool=H100, training=TRAINING, cloud=Cloud.AWS, checkpoint_uri=URI, region="us-east-1"
+    )
     plan = run(lambda opts: TrainingJob("llm", args, opts=opts))
     assert sorted(kinds(plan)) == [
         ("gpucloud:k8s:TrainingJob", "llm"),
         ("kubernetes:core/v1:ServiceAccount", "llm-service-account"),
         ("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", "llm-jobset"),
     ]
-    assert one(plan, "llm-jobset").inputs == jobset_manifest(_job(), H100, TRAINING, Cloud.AWS, URI)
+    assert one(plan, "llm-jobset").inputs == jobset_manifest(_job(), H100, TRAINING, Cloud.AWS, URI, "us-east-1")
     account = one(plan, "llm-service-account")
     assert account.inputs["metadata"] == {"name": "llm", "namespace": "gpu-training"}
     assert_valid(account)
@@ -66,7 +69,13 @@ def test_children_are_the_jobs_service_account_and_jobset():
 
 def test_on_ack_the_service_account_names_the_jobs_rrsa_role():
     args = TrainingJobArgs(
-        job=_job(pool="training"), pool=A10, training=TRAINING, cloud=Cloud.ALICLOUD, checkpoint_uri=URI, role="r"
+        job=_job(pool="training"),
+        pool=A10,
+        training=TRAINING,
+        cloud=Cloud.ALICLOUD,
+        checkpoint_uri=URI,
+        region="cn-hangzhou",
+        role="r",
     )
     plan = run(lambda opts: TrainingJob("llm", args, opts=opts))
     assert one(plan, "llm-service-account").inputs["metadata"]["annotations"] == {
@@ -79,11 +88,11 @@ def test_the_jobset_is_valid_for_the_pinned_crd():
         (_job(), H100, Cloud.AWS),
         (_job(pool="batch", priority="gpu-preemptible"), SPOT, Cloud.AWS),
     ):
-        assert errors(jobset_manifest(job, pool, TRAINING, cloud, URI)) == []
+        assert errors(jobset_manifest(job, pool, TRAINING, cloud, URI, REGIONS[cloud])) == []
 
 
 def test_the_job_names_its_local_queue_and_priority():
-    manifest = jobset_manifest(_job(), H100, TRAINING, Cloud.AWS, URI)
+    manifest = jobset_manifest(_job(), H100, TRAINING, Cloud.AWS, URI, "us-east-1")
     assert manifest["metadata"]["labels"] == {
         "kueue.x-k8s.io/queue-name": "research",
         "kueue.x-k8s.io/priority-class": "gpu-critical",
@@ -92,7 +101,7 @@ def test_the_job_names_its_local_queue_and_priority():
 
 
 def test_the_job_is_one_gang_of_indexed_pods_one_per_node_restarted_whole():
-    manifest = jobset_manifest(_job(nodes=3, max_restarts=5), H100, TRAINING, Cloud.AWS, URI)
+    manifest = jobset_manifest(_job(nodes=3, max_restarts=5), H100, TRAINING, Cloud.AWS, URI, "us-east-1")
     [replicated] = manifest["spec"]["replicatedJobs"]
     job = replicated["template"]["spec"]
     assert (replicated["replicas"], job["parallelism"], job["completions"]) == (1, 3, 3)
@@ -100,7 +109,9 @@ def test_the_job_is_one_gang_of_indexed_pods_one_per_node_restarted_whole():
     assert manifest["spec"]["failurePolicy"] == {"maxRestarts": 5}
     assert _pod(manifest)["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == [
         {
-            "labelSelector": {"matchLabels": {"jobset.sigs.k8s.io/jobset-name": "llm"}},
+            # One pod per node among the pods of this JobSet, whatever its (declared or generated) name.
+            "labelSelector": {"matchExpressions": [{"key": "jobset.sigs.k8s.io/jobset-name", "operator": "Exists"}]},
+            "matchLabelKeys": ["jobset.sigs.k8s.io/jobset-name"],
             "topologyKey": "kubernetes.io/hostname",
         }
     ]
@@ -108,7 +119,7 @@ def test_the_job_is_one_gang_of_indexed_pods_one_per_node_restarted_whole():
         "--nnodes=3",
         "--nproc-per-node=8",
         "--node-rank=$(JOB_COMPLETION_INDEX)",
-        "--master-addr=llm-node-0-0.llm",
+        "--master-addr=$(JOBSET_NAME)-node-0-0.$(JOBSET_NAME)",
         "--master-port=29500",
     ]
 
@@ -138,33 +149,51 @@ def test_the_job_is_one_gang_of_indexed_pods_one_per_node_restarted_whole():
         (A10, Cloud.ALICLOUD, {"pool": "training"}, {"nvidia.com/gpu": "8", "cpu": "102", "memory": "409Gi"}),
     ],
 )
-def test_gpu_and_efa_requests_follow_the_pools_instance_type(pool, cloud, job, expected):
-    resources = _container(jobset_manifest(_job(**job), pool, TRAINING, cloud, URI))["resources"]
+def test_requests_follow_the_pools_instance_type_and_equal_the_limits(pool, cloud, job, expected):
+    """Requests equal limits for every resource: the pod is of the Guaranteed QoS class, the one whose integer CPU
+    requests the static CPU manager pins to whole cores (aligned with its GPUs by the topology manager)."""
+    resources = _container(jobset_manifest(_job(**job), pool, TRAINING, cloud, URI, REGIONS[cloud]))["resources"]
     assert resources["requests"] == expected
-    assert resources["limits"] == {k: v for k, v in expected.items() if k not in ("cpu", "memory")}
+    assert resources["limits"] == expected
+    assert _qos_class(resources) == "Guaranteed"
+
+
+def _qos_class(resources: dict[str, Any]) -> str:
+    """The pod QoS class of a one-container pod (kubernetes.io/docs/concepts/workloads/pods/pod-qos: Guaranteed when
+    every container has CPU and memory limits equal to its requests; BestEffort with no requests or limits)."""
+    requests, limits = resources.get("requests", {}), resources.get("limits", {})
+    if not requests and not limits:
+        return "BestEffort"
+    guaranteed = all(k in limits and limits[k] == requests.get(k, limits[k]) for k in ("cpu", "memory"))
+    return "Guaranteed" if guaranteed and all(requests.get(k) == v for k, v in limits.items()) else "Burstable"
 
 
 def test_nccl_settings_are_the_pools():
     assert {
-        k: v for k, v in _env(jobset_manifest(_job(), H100, TRAINING, Cloud.AWS, URI)).items() if k.isupper()
+        k: v
+        for k, v in _env(jobset_manifest(_job(), H100, TRAINING, Cloud.AWS, URI, "us-east-1")).items()
+        if k.isupper()
     } | {} == {
         "NCCL_SOCKET_IFNAME": "eth0",
         "NCCL_DEBUG": "INFO",
         "FI_PROVIDER": "efa",
         "FI_EFA_USE_DEVICE_RDMA": "1",
+        "JOBSET_NAME": {"fieldRef": {"fieldPath": "metadata.labels['jobset.sigs.k8s.io/jobset-name']"}},
         "JOB_COMPLETION_INDEX": {
             "fieldRef": {"fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"}
         },
         "CHECKPOINT_URI": URI,
         "PYTHONUNBUFFERED": "1",
     }
-    env = _env(jobset_manifest(_job(pool="batch", priority="gpu-standard"), SPOT, TRAINING, Cloud.AWS, URI))
+    env = _env(
+        jobset_manifest(_job(pool="batch", priority="gpu-standard"), SPOT, TRAINING, Cloud.AWS, URI, "us-east-1")
+    )
     assert "FI_PROVIDER" not in env and "FI_EFA_USE_DEVICE_RDMA" not in env
 
 
 def test_dev_shm_is_memory_sized_from_the_node_or_the_spec():
     def shm(job: TrainingJobSpec, pool: GpuNodePoolSpec) -> Any:
-        manifest = jobset_manifest(job, pool, TRAINING, Cloud.AWS, URI)
+        manifest = jobset_manifest(job, pool, TRAINING, Cloud.AWS, URI, "us-east-1")
         assert _container(manifest)["volumeMounts"] == [{"name": "dshm", "mountPath": "/dev/shm"}]
         [volume] = _pod(manifest)["volumes"]
         return volume["emptyDir"]
@@ -175,7 +204,7 @@ def test_dev_shm_is_memory_sized_from_the_node_or_the_spec():
 
 
 def test_the_pod_runs_as_the_jobs_identity_on_its_pool_with_a_grace_period_to_checkpoint():
-    pod = _pod(jobset_manifest(_job(termination_grace_seconds=300), H100, TRAINING, Cloud.AWS, URI))
+    pod = _pod(jobset_manifest(_job(termination_grace_seconds=300), H100, TRAINING, Cloud.AWS, URI, "us-east-1"))
     assert pod["serviceAccountName"] == "llm"
     assert pod["terminationGracePeriodSeconds"] == 300
     assert pod["nodeSelector"] == {"gpucloud.io/pool": "train-h100"}
@@ -183,9 +212,38 @@ def test_the_pod_runs_as_the_jobs_identity_on_its_pool_with_a_grace_period_to_ch
 
 
 def test_only_non_critical_jobs_tolerate_spot_so_kueue_may_give_them_the_spot_flavor():
-    standard = _pod(jobset_manifest(_job(pool="batch", priority="gpu-standard"), SPOT, TRAINING, Cloud.AWS, URI))
-    critical = _pod(jobset_manifest(_job(pool="batch"), SPOT, TRAINING, Cloud.AWS, URI))
+    standard = _pod(
+        jobset_manifest(_job(pool="batch", priority="gpu-standard"), SPOT, TRAINING, Cloud.AWS, URI, "us-east-1")
+    )
+    critical = _pod(jobset_manifest(_job(pool="batch"), SPOT, TRAINING, Cloud.AWS, URI, "us-east-1"))
     spot = {"key": "gpucloud.io/capacity", "operator": "Equal", "value": "spot", "effect": "NoSchedule"}
     assert spot in standard["tolerations"]
     assert spot not in critical["tolerations"]
     assert standard["terminationGracePeriodSeconds"] == 100
+
+
+def test_on_ack_the_trainer_gets_the_oss_and_sts_endpoints_of_its_region():
+    """With CHECKPOINT_URI oss://..., the trainer reaches OSS through its S3-compatible internal endpoint with the
+    credentials it gets from STS for its RRSA token (examples/checkpoint_store.py)."""
+    env = _env(
+        jobset_manifest(_job(pool="training"), A10, TRAINING, Cloud.ALICLOUD, "oss://ckpt/jobs/llm/", "cn-hangzhou")
+    )
+    assert {k: env[k] for k in ("CHECKPOINT_S3_ENDPOINT", "CHECKPOINT_REGION", "ALIBABA_CLOUD_STS_ENDPOINT")} == {
+        "CHECKPOINT_S3_ENDPOINT": "https://s3.oss-cn-hangzhou-internal.aliyuncs.com",
+        "CHECKPOINT_REGION": "cn-hangzhou",
+        "ALIBABA_CLOUD_STS_ENDPOINT": "sts-vpc.cn-hangzhou.aliyuncs.com",
+    }
+    assert "CHECKPOINT_S3_ENDPOINT" not in _env(jobset_manifest(_job(), H100, TRAINING, Cloud.AWS, URI, "us-east-1"))
+
+
+def test_a_submitted_run_gets_a_name_of_its_own_and_the_same_spec():
+    declared = jobset_manifest(_job(), H100, TRAINING, Cloud.AWS, URI, "us-east-1")
+    submitted = jobset_manifest(_job(), H100, TRAINING, Cloud.AWS, URI, "us-east-1", generate_name=True)
+    assert declared["metadata"]["name"] == "llm"
+    assert submitted["metadata"] == {
+        "generateName": "llm-",
+        "namespace": "gpu-training",
+        "labels": declared["metadata"]["labels"],
+    }
+    assert submitted["spec"] == declared["spec"]
+    assert errors(submitted) == []

@@ -26,10 +26,21 @@ import yaml
 from gpu_cloud.components import labels, versions
 from gpu_cloud.components.k8s.objects import custom_object
 from gpu_cloud.components.k8s.priority import PRIORITY_VALUES
+from gpu_cloud.components.k8s.rbac import GPU_NAMESPACE_LABEL
 from gpu_cloud.components.k8s.scheduling import ON_DEMAND_CAPACITY, SPOT_TAINT_VALUE, is_spot
-from gpu_cloud.components.spec import GpuNodePoolSpec, QueueSpec, SpotGroupSpec, TrainingSpec
+from gpu_cloud.components.spec import (
+    Cloud,
+    ConfigError,
+    GpuNodePoolSpec,
+    Problem,
+    QueueSpec,
+    SpotGroupSpec,
+    TrainingSpec,
+    pool_gpus,
+)
 
 __all__ = [
+    "ACCEPTANCE_QUEUE",
     "COHORT",
     "JOBSET_NAMESPACE",
     "KUEUE_API",
@@ -38,6 +49,7 @@ __all__ = [
     "QUEUE_LABEL",
     "TrainingQueues",
     "TrainingQueuesArgs",
+    "acceptance_queue_spec",
     "cluster_queue_spec",
     "flavor_specs",
     "kueue_configuration",
@@ -57,6 +69,10 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 """Job label naming its WorkloadPriorityClass (same file, WorkloadPriorityClassLabel)."""
+
+ACCEPTANCE_QUEUE = "gpucloud-acceptance"
+"""The ClusterQueue and LocalQueue of the pool acceptance tests (components.k8s.acceptance): quota for one test per
+acceptance pool, in no cohort, so it neither lends to nor borrows from the teams' queues."""
 
 COHORT = "gpu-training"
 """The cohort of every team's ClusterQueue: quota a team leaves unused may be borrowed by another, and is reclaimed
@@ -82,14 +98,20 @@ def kueue_configuration() -> dict[str, Any]:
 
     ``waitForPodsReady``: all-or-nothing (``timeout``), admissions wait while an admitted job's pods start
     (``blockAdmission``, so two half-started jobs never deadlock on the same nodes). Integrations: batch Jobs and
-    JobSets only. Kueue checks quota only for GPUs: CPU, memory, hugepages and EFA devices follow from the node a pod
-    takes and are left to the scheduler (``resources.excludeResourcePrefixes``; otherwise the default
-    ``BlockUndeclared`` strategy refuses any job requesting a resource the ClusterQueue does not list).
+    JobSets only. ``manageJobsWithoutQueueName`` with ``managedJobsNamespaceSelector`` on the GPU namespaces: a Job or
+    JobSet without a ``kueue.x-k8s.io/queue-name`` label there is "suspended and never started unless [it is] assigned a
+    queue and eventually admitted" (the two fields' documentation in configuration_types.go), so no GPU work in a GPU
+    namespace escapes the queues' quotas; other namespaces are untouched. Kueue checks quota only for GPUs: CPU, memory,
+    hugepages and EFA devices follow from the node a pod takes and are left to the scheduler
+    (``resources.excludeResourcePrefixes``; otherwise the default ``BlockUndeclared`` strategy refuses any job
+    requesting a resource the ClusterQueue does not list).
     """
     return {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
         **_CONTROLLER_DEFAULTS,
+        "manageJobsWithoutQueueName": True,
+        "managedJobsNamespaceSelector": {"matchLabels": {GPU_NAMESPACE_LABEL: "true"}},
         "waitForPodsReady": {
             "timeout": PODS_READY_TIMEOUT,
             "blockAdmission": True,
@@ -148,17 +170,45 @@ def cluster_queue_spec(
     }
 
 
+def acceptance_queue_spec(
+    pools: Sequence[GpuNodePoolSpec | SpotGroupSpec], cloud: Cloud, namespace: str
+) -> dict[str, Any]:
+    """The ClusterQueue :data:`ACCEPTANCE_QUEUE`: on each flavor of each acceptance pool, the GPUs of one two-node test
+    (``components.k8s.acceptance.WORKERS`` nodes of the pool's type), for jobs of the training namespace. It is in no
+    cohort: it lends nothing to the teams and borrows nothing from them."""
+    flavors = [
+        {
+            "name": name,
+            "resources": [{"name": labels.GPU_TAINT_KEY, "nominalQuota": ACCEPTANCE_NODES * pool_gpus(cloud, pool)}],
+        }
+        for pool in pools
+        for name, _ in _pool_flavors(pool)
+    ]
+    return {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+        "queueingStrategy": "BestEffortFIFO",
+        "resourceGroups": [{"coveredResources": [labels.GPU_TAINT_KEY], "flavors": flavors}],
+    }
+
+
+ACCEPTANCE_NODES = 2
+"""Nodes of one acceptance test (components.k8s.acceptance.WORKERS)."""
+
+
 @dataclass(frozen=True)
 class TrainingQueuesArgs:
     """Inputs of :class:`TrainingQueues`.
 
     Attributes:
-        training: The training spec (its queues and namespace); the namespace must exist (pass ``depends_on``).
+        training: The training spec (its queues, acceptance pools and namespace); the namespace must exist (pass
+            ``depends_on``).
         pools: Every training pool and spot group of the cluster.
+        cloud: The cluster's cloud: the GPUs of an acceptance pool's instance type (needed with acceptance pools).
     """
 
     training: TrainingSpec
     pools: Sequence[GpuNodePoolSpec | SpotGroupSpec]
+    cloud: Cloud | None = None
 
 
 class TrainingQueues(pulumi.ComponentResource):
@@ -166,13 +216,26 @@ class TrainingQueues(pulumi.ComponentResource):
 
     Children: Releases ``jobset`` and ``kueue`` (namespaces ``jobset-system``, ``kueue-system``); a ResourceFlavor per
     flavor of :func:`flavor_specs`; a WorkloadPriorityClass per PriorityClass (same name and value); per team a
-    ClusterQueue and a LocalQueue. Validation of the queues against the pools is ``spec.training_problems``.
+    ClusterQueue and a LocalQueue; with acceptance pools, the ClusterQueue and LocalQueue :data:`ACCEPTANCE_QUEUE`.
+    Validation of the queues against the pools is ``spec.training_problems``.
+
+    Raises:
+        ConfigError: a team queue takes the acceptance tests' queue name.
     """
 
     releases: dict[str, k8s.helm.v3.Release]
     """The Helm releases by chart name."""
 
     def __init__(self, name: str, args: TrainingQueuesArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        problems = [
+            Problem(f"training.queues.{i}.name", "reserved for the acceptance tests", ACCEPTANCE_QUEUE)
+            for i, q in enumerate(args.training.queues)
+            if q.name == ACCEPTANCE_QUEUE
+        ]
+        if args.training.acceptance_pools and args.cloud is None:
+            problems.append(Problem("cloud", "needed with acceptance pools", None))
+        if problems:
+            raise ConfigError(problems)
         super().__init__("gpucloud:k8s:TrainingQueues", name, None, opts)
         namespace = args.training.namespace
         jobset = self._release(name, versions.JOBSET_CHART, JOBSET_NAMESPACE, {}, [])
@@ -189,7 +252,8 @@ class TrainingQueues(pulumi.ComponentResource):
         waits = [kueue, *(opts.depends_on if opts is not None and isinstance(opts.depends_on, list) else [])]
         child = pulumi.ResourceOptions(parent=self, depends_on=waits)
         pools = {p.name: p for p in args.pools}
-        used = {pool for queue in args.training.queues for pool in queue.gpus}
+        accepted = [pools[p] for p in args.training.acceptance_pools]
+        used = {pool for queue in args.training.queues for pool in queue.gpus} | set(args.training.acceptance_pools)
         for flavor, spec in flavor_specs([p for p in args.pools if p.name in used]).items():
             _kueue_object(f"{name}-resourceflavor-{flavor}", "ResourceFlavor", {"name": flavor}, {"spec": spec}, child)
         for class_name, value in PRIORITY_VALUES.items():
@@ -213,6 +277,21 @@ class TrainingQueues(pulumi.ComponentResource):
                 "LocalQueue",
                 {"name": queue.name, "namespace": namespace},
                 {"spec": {"clusterQueue": queue.name}},
+                child,
+            )
+        if accepted and args.cloud is not None:
+            _kueue_object(
+                f"{name}-clusterqueue-{ACCEPTANCE_QUEUE}",
+                "ClusterQueue",
+                {"name": ACCEPTANCE_QUEUE},
+                {"spec": acceptance_queue_spec(accepted, args.cloud, namespace)},
+                child,
+            )
+            _kueue_object(
+                f"{name}-localqueue-{ACCEPTANCE_QUEUE}",
+                "LocalQueue",
+                {"name": ACCEPTANCE_QUEUE, "namespace": namespace},
+                {"spec": {"clusterQueue": ACCEPTANCE_QUEUE}},
                 child,
             )
         self.register_outputs({"releases": list(self.releases)})

@@ -40,16 +40,42 @@ from gpu_cloud.components.spec import (
 __all__ = [
     "EFA_RESOURCE",
     "JOBSET_API",
+    "JOBSET_NAME_ENV",
+    "JOBSET_NAME_LABEL",
+    "JOBSET_REPLACED_ON_CHANGES",
     "RENDEZVOUS_PORT",
     "REPLICATED_JOB",
     "TrainingJob",
     "TrainingJobArgs",
+    "checkpoint_env",
+    "declare_jobset",
     "jobset_manifest",
+    "jobset_metadata",
+    "jobset_name_env",
     "service_account_manifest",
 ]
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 """The JobSet API version (chart 0.12.0)."""
+
+JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
+"""Label the JobSet controller puts on every Job and pod of a JobSet, its value the JobSet's name
+(kubernetes-sigs/jobset v0.12.0 api/jobset/v1alpha2/jobset_types.go ``JobSetNameKey``;
+pkg/controllers/jobset_controller.go ``labelAndAnnotateObject``, applied to each Job and its pod template)."""
+
+JOBSET_NAME_ENV = "JOBSET_NAME"
+"""The container variable holding the JobSet's name (:func:`jobset_name_env`): pods find their peers' DNS names
+(``<jobset>-<replicated job>-<job index>-<pod index>.<jobset>``) from it, so the same manifest runs under a fixed name
+(declared by Pulumi) or a generated one (submitted with ``kubectl create``)."""
+
+JOBSET_REPLACED_ON_CHANGES = ("spec",)
+"""Input paths whose change makes Pulumi replace a declared JobSet rather than update it. The JobSet webhook refuses
+any change of ``spec.replicatedJobs`` of a JobSet that is not suspended except its pods' labels, annotations, node
+selector, tolerations and scheduling gates (kubernetes-sigs/jobset v0.12.0 pkg/webhooks/jobset_webhook.go
+``ValidateUpdate``: ``ValidateImmutableField(mungedSpec.ReplicatedJobs, ...)``) and its CRD makes ``failurePolicy``,
+``successPolicy`` and ``network`` ``self == oldSelf`` (CEL ``x-kubernetes-validations``), so a new image, command or
+NCCL setting can only reach the cluster as a new JobSet. The name stays, so the old one is deleted first
+(``delete_before_replace``)."""
 
 REPLICATED_JOB = "node"
 """The one replicated job of a training JobSet; its pods are ``<job>-node-0-<rank>``."""
@@ -104,6 +130,34 @@ def shm_gib(job: TrainingJobSpec, cloud: Cloud, pool: GpuNodePoolSpec | SpotGrou
     return job.shm_size_gib or max(1, min(DEFAULT_SHM_GIB, int(pool_memory_gib(cloud, pool) / 4)))
 
 
+def jobset_name_env() -> dict[str, Any]:
+    """:data:`JOBSET_NAME_ENV` from the pod's :data:`JOBSET_NAME_LABEL` (the downward API)."""
+    return {
+        "name": JOBSET_NAME_ENV,
+        "valueFrom": {"fieldRef": {"fieldPath": f"metadata.labels['{JOBSET_NAME_LABEL}']"}},
+    }
+
+
+def jobset_metadata(
+    name: str, namespace: str, generate_name: bool, labels_: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """A JobSet's metadata: ``name``, or with ``generate_name`` the prefix ``<name>-`` for the API server to complete,
+    so a run submitted with ``kubectl create`` never takes the name of the JobSet the stack declares
+    (Kubernetes API conventions, ``metadata.generateName``)."""
+    metadata: dict[str, Any] = {"generateName": f"{name}-"} if generate_name else {"name": name}
+    metadata["namespace"] = namespace
+    if labels_:
+        metadata["labels"] = labels_
+    return metadata
+
+
+def declare_jobset(resource_name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptions) -> None:
+    """Declare a JobSet that Pulumi replaces (deleting the old one first) whenever its spec changes
+    (:data:`JOBSET_REPLACED_ON_CHANGES`)."""
+    replace = pulumi.ResourceOptions(replace_on_changes=list(JOBSET_REPLACED_ON_CHANGES), delete_before_replace=True)
+    custom_object(resource_name, manifest, pulumi.ResourceOptions.merge(opts, replace))
+
+
 def service_account_manifest(
     job: TrainingJobSpec, training: TrainingSpec, cloud: Cloud, role: str | None
 ) -> dict[str, Any]:
@@ -116,20 +170,42 @@ def service_account_manifest(
     return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}
 
 
+def checkpoint_env(cloud: Cloud, region: str) -> dict[str, str]:
+    """How the trainer reaches the checkpoint bucket besides ``CHECKPOINT_URI``. AWS: nothing (the SDKs' default
+    credential chain includes EKS Pod Identity). ACK: OSS through its S3-compatible internal endpoint
+    (``https://s3.oss-<region>-internal.aliyuncs.com``, OSS "Use AWS SDKs to access OSS", read 2026-12-03) and the STS
+    VPC endpoint (``sts-vpc.<region>.aliyuncs.com``, RAM "Endpoints", same date) where the RRSA token that
+    ack-pod-identity-webhook mounts is exchanged for the job role's credentials (``AssumeRoleWithOIDC``, an anonymous
+    call: examples/checkpoint_store.py)."""
+    if cloud is Cloud.AWS:
+        return {}
+    return {
+        "CHECKPOINT_S3_ENDPOINT": f"https://s3.oss-{region}-internal.aliyuncs.com",
+        "CHECKPOINT_REGION": region,
+        "ALIBABA_CLOUD_STS_ENDPOINT": f"sts-vpc.{region}.aliyuncs.com",
+    }
+
+
 def jobset_manifest(
     job: TrainingJobSpec,
     pool: GpuNodePoolSpec | SpotGroupSpec,
     training: TrainingSpec,
     cloud: Cloud,
     checkpoint_uri: pulumi.Input[str],
+    region: str,
+    generate_name: bool = False,
 ) -> dict[str, Any]:
-    """The JobSet of ``job`` on ``pool`` (a validated spec: ``spec.training_problems`` found nothing).
+    """The JobSet of ``job`` on ``pool`` (a validated spec: ``spec.training_problems`` found nothing) in ``region``.
 
     ``checkpoint_uri`` is the job's prefix in the checkpoint bucket (``s3://<bucket>/<prefix>`` or ``oss://...``),
-    given to the trainer as ``CHECKPOINT_URI``.
+    given to the trainer as ``CHECKPOINT_URI`` with :func:`checkpoint_env`. With ``generate_name``, a run submitted
+    with ``kubectl create`` (``<job>-<random>``; :func:`jobset_metadata`). Every pod is of the Guaranteed QoS class
+    (requests equal limits for every resource), which the static CPU manager needs to give it whole cores aligned by
+    the topology manager with its GPUs (kubernetes.io/docs/tasks/administer-cluster/cpu-management-policies, "Static
+    policy", read 2026-12-03).
     """
     gpus = _gpus(job, cloud, pool)
-    host = f"{job.name}-{REPLICATED_JOB}-0-0.{job.name}"
+    host = f"$({JOBSET_NAME_ENV})-{REPLICATED_JOB}-0-0.$({JOBSET_NAME_ENV})"
     tolerations: list[dict[str, str]] = [{"key": labels.GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}]
     if is_spot(pool) and job.priority != labels.PRIORITY_CRITICAL:
         # Kueue gives a job only flavors whose taints it tolerates: a critical job never gets the spot flavor.
@@ -140,6 +216,7 @@ def jobset_manifest(
         {"name": name, "value": value} for name, value in nccl_settings(training, pool).items()
     ]
     env += [
+        jobset_name_env(),
         {
             "name": "JOB_COMPLETION_INDEX",
             "valueFrom": {
@@ -147,10 +224,10 @@ def jobset_manifest(
             },
         },
         {"name": "CHECKPOINT_URI", "value": checkpoint_uri},
+        *({"name": k, "value": v} for k, v in checkpoint_env(cloud, region).items()),
         {"name": "PYTHONUNBUFFERED", "value": "1"},
     ]
     resources = _requests(job, cloud, pool)
-    limits = {k: v for k, v in resources.items() if k in (labels.GPU_TAINT_KEY, EFA_RESOURCE)}
     container = {
         "name": "trainer",
         "image": job.image,
@@ -165,7 +242,7 @@ def jobset_manifest(
         ],
         "env": env,
         "ports": [{"name": "rendezvous", "containerPort": RENDEZVOUS_PORT}],
-        "resources": {"requests": resources, "limits": limits},
+        "resources": {"requests": resources, "limits": resources},
         "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
     }
     pod = {
@@ -179,7 +256,9 @@ def jobset_manifest(
             "podAntiAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": [
                     {
-                        "labelSelector": {"matchLabels": {"jobset.sigs.k8s.io/jobset-name": job.name}},
+                        # One pod per node, among the pods of this JobSet only (whatever its name).
+                        "labelSelector": {"matchExpressions": [{"key": JOBSET_NAME_LABEL, "operator": "Exists"}]},
+                        "matchLabelKeys": [JOBSET_NAME_LABEL],
                         "topologyKey": "kubernetes.io/hostname",
                     }
                 ]
@@ -191,11 +270,9 @@ def jobset_manifest(
     return {
         "apiVersion": JOBSET_API,
         "kind": "JobSet",
-        "metadata": {
-            "name": job.name,
-            "namespace": training.namespace,
-            "labels": {QUEUE_LABEL: job.queue, PRIORITY_LABEL: job.priority},
-        },
+        "metadata": jobset_metadata(
+            job.name, training.namespace, generate_name, {QUEUE_LABEL: job.queue, PRIORITY_LABEL: job.priority}
+        ),
         "spec": {
             "failurePolicy": {"maxRestarts": job.max_restarts},
             "successPolicy": {"operator": "All", "targetReplicatedJobs": [REPLICATED_JOB]},
@@ -229,6 +306,7 @@ class TrainingJobArgs:
         training: The training spec (namespace, NCCL_DEBUG).
         cloud: The cluster's cloud.
         checkpoint_uri: The job's prefix in the checkpoint bucket (``s3://<bucket>/<prefix>`` or ``oss://...``).
+        region: The cluster's and the bucket's region.
         role: ACK: the RAM role (components.alicloud.RrsaRole) the job's ServiceAccount names; AWS: None (a
             components.aws.PodIdentityRole associates the ServiceAccount ``job.name``).
     """
@@ -238,12 +316,14 @@ class TrainingJobArgs:
     training: TrainingSpec
     cloud: Cloud
     checkpoint_uri: pulumi.Input[str]
+    region: str
     role: str | None = None
 
 
 class TrainingJob(pulumi.ComponentResource):
     """A training job: its ServiceAccount ``<job>`` and its JobSet (:func:`jobset_manifest`), waiting for what the
-    component waits for (the queues, the namespace, the identity)."""
+    component waits for (the queues, the namespace, the identity). A change of the job replaces the JobSet
+    (:data:`JOBSET_REPLACED_ON_CHANGES`): it restarts from its latest checkpoint."""
 
     def __init__(self, name: str, args: TrainingJobArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpucloud:k8s:TrainingJob", name, None, opts)
@@ -255,6 +335,6 @@ class TrainingJob(pulumi.ComponentResource):
             metadata=k8s.meta.v1.ObjectMetaArgs(**account["metadata"]),
             opts=child,
         )
-        manifest = jobset_manifest(args.job, args.pool, args.training, args.cloud, args.checkpoint_uri)
-        custom_object(f"{name}-jobset", manifest, child)
+        manifest = jobset_manifest(args.job, args.pool, args.training, args.cloud, args.checkpoint_uri, args.region)
+        declare_jobset(f"{name}-jobset", manifest, child)
         self.register_outputs({"jobSet": args.job.name})
