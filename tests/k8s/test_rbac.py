@@ -64,6 +64,12 @@ def test_gpu_admin_cluster_role_reads_cordons_and_drains(access):
         {"apiGroups": ["apps"], "resources": ["daemonsets"], "verbs": ["get"]},
         {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": READ},
         {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": READ},
+        {"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets"], "verbs": READ},
+        {
+            "apiGroups": ["kueue.x-k8s.io"],
+            "resources": ["workloads", "localqueues", "clusterqueues", "resourceflavors", "workloadpriorityclasses"],
+            "verbs": READ,
+        },
         {"apiGroups": ["scheduling.k8s.io"], "resources": ["priorityclasses"], "verbs": READ},
     ]
 
@@ -85,25 +91,77 @@ def test_gpu_admin_has_every_request_kubectl_drain_makes(access):
         assert _allows(rules, group, resource, verb), (group, resource, verb)
 
 
-def test_gpu_admin_namespace_role_deletes_pods_and_jobs_and_manages_quotas(access):
+def test_gpu_admin_namespace_role_deletes_pods_and_jobs_manages_jobsets_workloads_and_quotas(access):
     inputs = one(_plan(access), "rbac-admin-namespace").inputs
     assert inputs["kind"] == "ClusterRole"
     assert inputs["metadata"] == {"name": "gpu-admin-namespace"}
     assert inputs["rules"] == [
         {"apiGroups": [""], "resources": ["pods"], "verbs": ["delete"]},
         {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["delete"]},
+        {"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets"], "verbs": ["update", "patch", "delete"]},
+        {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads"], "verbs": ["update", "patch", "delete"]},
         {"apiGroups": [""], "resources": ["resourcequotas"], "verbs": [*READ, "create", "update", "patch", "delete"]},
     ]
 
 
-def test_gpu_user_runs_jobs(access):
+def test_gpu_user_runs_jobs_and_jobsets_and_follows_their_kueue_workloads(access):
     inputs = one(_plan(access), "rbac-user").inputs
     assert inputs["metadata"] == {"name": "gpu-user"}
     assert inputs["rules"] == [
         {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": [*READ, "create", "delete"]},
+        {"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets"], "verbs": [*READ, "create", "delete"]},
+        {"apiGroups": ["jobset.x-k8s.io"], "resources": ["jobsets/status"], "verbs": ["get"]},
+        {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads", "localqueues"], "verbs": READ},
         {"apiGroups": [""], "resources": ["pods", "events"], "verbs": READ},
         {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]},
     ]
+
+
+# The requests of the documented commands (docs/training.md): kubectl create -f <JobSet> is a POST of jobsets;
+# kubectl get workloads a LIST of kueue.x-k8s.io workloads; kubectl delete jobset a DELETE; logs GET pods/log.
+USER_COMMANDS = [
+    ("jobset.x-k8s.io", "jobsets", "create"),
+    ("jobset.x-k8s.io", "jobsets", "delete"),
+    ("jobset.x-k8s.io", "jobsets", "list"),
+    ("kueue.x-k8s.io", "workloads", "list"),
+    ("kueue.x-k8s.io", "workloads", "get"),
+    ("", "pods/log", "get"),
+]
+
+
+@pytest.mark.parametrize(("group", "resource", "verb"), USER_COMMANDS)
+def test_gpu_user_may_submit_delete_and_follow_training_the_documented_way(access, group, resource, verb):
+    assert _allows(one(_plan(access), "rbac-user").inputs["rules"], group, resource, verb)
+
+
+@pytest.mark.parametrize(
+    ("group", "resource", "verb"),
+    [
+        ("jobset.x-k8s.io", "jobsets", "patch"),
+        ("kueue.x-k8s.io", "workloads", "update"),
+        ("", "pods", "create"),
+        ("apps", "deployments", "create"),
+        ("kueue.x-k8s.io", "clusterqueues", "update"),
+    ],
+)
+def test_gpu_user_may_not_change_queues_admitted_workloads_or_run_other_kinds(access, group, resource, verb):
+    assert not _allows(one(_plan(access), "rbac-user").inputs["rules"], group, resource, verb)
+
+
+@pytest.mark.parametrize(
+    ("role", "group", "resource", "verb"),
+    [
+        ("rbac-admin", "jobset.x-k8s.io", "jobsets", "list"),
+        ("rbac-admin", "kueue.x-k8s.io", "workloads", "list"),
+        ("rbac-admin", "kueue.x-k8s.io", "clusterqueues", "get"),
+        ("rbac-admin-namespace", "jobset.x-k8s.io", "jobsets", "delete"),
+        ("rbac-admin-namespace", "jobset.x-k8s.io", "jobsets", "patch"),
+        # kubectl patch workload <w> --type merge -p '{"spec":{"active":false}}' evicts and deactivates it.
+        ("rbac-admin-namespace", "kueue.x-k8s.io", "workloads", "patch"),
+    ],
+)
+def test_gpu_admin_may_manage_jobsets_and_workloads(access, role, group, resource, verb):
+    assert _allows(one(_plan(access), role).inputs["rules"], group, resource, verb)
 
 
 def test_no_role_grants_wildcards_secrets_rbac_exec_or_escalation(access):
