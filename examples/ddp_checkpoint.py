@@ -6,22 +6,24 @@ CHECKPOINT_URI to its own prefix in the environment's checkpoint bucket). Mixed 
 in favour of the native ``torch.amp``, which Apex's own documentation points to.
 
 Checkpoints: rank 0 writes one every ``--every`` steps and again on SIGTERM (the kubelet sends it when a spot node is
-drained; the job's termination grace period is the time it has), through fsspec (``s3fs`` for ``s3://``, ``ossfs``
-for ``oss://``; both take the pod's workload identity). On start every rank loads the newest checkpoint, if any.
+drained; the job's termination grace period is the time it has), through ``checkpoint_store.CheckpointStore``: the S3
+API with the pod's own identity, EKS Pod Identity for ``s3://`` and RRSA (STS AssumeRoleWithOIDC) for ``oss://``.
+On start every rank loads the newest checkpoint, if any.
 
-Needs in the image: torch, fsspec and the filesystem for the bucket. Not a dependency of gpu-cloud.
+Needs in the image: torch, boto3 and checkpoint_store.py beside this file. Not a dependency of gpu-cloud.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import signal
 from typing import Any
 
-import fsspec
 import torch
 import torch.distributed as dist
+from checkpoint_store import CheckpointStore
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
@@ -40,28 +42,23 @@ def _stopping(device: torch.device) -> bool:
     return bool(flag.item())
 
 
-def latest(uri: str) -> str | None:
-    """The newest ``step-<n>.pt`` under ``uri``, or None."""
-    fs, _, [root] = fsspec.get_fs_token_paths(uri)
-    names = (
-        [p for p in fs.ls(root, detail=False) if p.rsplit("/", 1)[-1].startswith("step-")] if fs.exists(root) else []
-    )
-    if not names:
-        return None
-    newest = max(names, key=lambda p: int(p.rsplit("-", 1)[-1].removesuffix(".pt")))
-    return f"{fs.protocol[0] if isinstance(fs.protocol, tuple) else fs.protocol}://{newest}"
-
-
-def save(uri: str, step: int, model: nn.Module, optimizer: torch.optim.Optimizer, scaler: torch.amp.GradScaler) -> None:
-    """Rank 0 only: write the checkpoint of ``step`` (the bucket is versioned: an overwrite keeps the old version)."""
+def save(
+    store: CheckpointStore,
+    step: int,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    scaler: torch.amp.GradScaler,
+) -> None:
+    """Rank 0 only: write the checkpoint of ``step``."""
     state = {
         "step": step,
         "model": model.state_dict(),
         "optimizer": optimizer.state_dict(),
         "scaler": scaler.state_dict(),
     }
-    with fsspec.open(f"{uri.rstrip('/')}/step-{step}.pt", "wb") as f:
-        torch.save(state, f)
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    store.save(step, buffer)
 
 
 def main() -> None:
@@ -76,16 +73,15 @@ def main() -> None:
     rank, local_rank = dist.get_rank(), int(os.environ["LOCAL_RANK"])
     torch.cuda.set_device(local_rank)
     device = torch.device("cuda", local_rank)
-    uri = os.environ["CHECKPOINT_URI"]
+    store = CheckpointStore.from_environment()
 
     model = DistributedDataParallel(nn.Linear(1024, 1024).to(device), device_ids=[local_rank])
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scaler = torch.amp.GradScaler("cuda")
     step = 0
-    found = latest(uri)
+    found = store.latest()
     if found is not None:
-        with fsspec.open(found, "rb") as f:
-            state = torch.load(f, map_location=device)
+        state = torch.load(store.load(found), map_location=device)
         model.module.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scaler.load_state_dict(state["scaler"])
@@ -102,10 +98,10 @@ def main() -> None:
         scaler.update()
         step += 1
         if rank == 0 and step % args.every == 0:
-            save(uri, step, model.module, optimizer, scaler)
+            save(store, step, model.module, optimizer, scaler)
     if rank == 0:
         # Periodic checkpoints cover a crash; this one covers a drain (SIGTERM) and the end of training.
-        save(uri, step, model.module, optimizer, scaler)
+        save(store, step, model.module, optimizer, scaler)
     dist.destroy_process_group()
 
 

@@ -4,10 +4,8 @@ server on 127.0.0.1 (started and stopped here), with a KMS-encrypted bucket hold
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import boto3
 import pytest
 
 from gpu_cloud.components.k8s.inference import STAGE_MODEL_SCRIPT
+from tests.moto_server import moto_server
 
 BUCKET = "gpucloud-dev-ckpt-123456789012-us-east-1"
 PREFIX = "models/resnet50"
@@ -22,35 +21,10 @@ SAVED_MODEL = ("saved_model.pb", "variables/variables.index", "variables/variabl
 BIN = Path(sys.executable).parent
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[str]:
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("moto server did not start") from None
-                time.sleep(0.1)
+    with moto_server() as url:
         yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def _client(endpoint: str, service: str):  # type: ignore[no-untyped-def]
