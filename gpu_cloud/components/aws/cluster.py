@@ -32,7 +32,7 @@ from gpu_cloud.components.versions import (
     version_problem,
 )
 
-__all__ = ["CONTROL_PLANE_LOG_TYPES", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]
+__all__ = ["ADDON_CONFIGURATION", "CONTROL_PLANE_LOG_TYPES", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]
 
 SYSTEM_INSTANCE_TYPES = DEFAULT_SYSTEM_INSTANCE_TYPES[Cloud.AWS]
 """Default types of the system node group: 4 vCPUs and 16 GiB (EC2 M6i general purpose instances,
@@ -50,6 +50,16 @@ CLUSTER_POLICY = "AmazonEKSClusterPolicy"
 # The cluster role's use of the secrets key (EKS User Guide, "Encrypt Kubernetes secrets with KMS on
 # existing clusters": the cluster role needs kms:Encrypt, kms:Decrypt, kms:ListGrants, kms:DescribeKey).
 _SECRETS_KEY_ACTIONS = ("kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:ListGrants")
+
+ADDON_CONFIGURATION: dict[str, dict[str, object]] = {
+    # The agent's own DaemonSet tolerates every taint, its dcgm-server DaemonSet none (aws/eks-node-monitoring-agent
+    # v1.7.0 charts/eks-node-monitoring-agent/values.yaml: nodeAgent.tolerations [{operator: Exists}],
+    # dcgmAgent.tolerations []), so on tainted GPU nodes the agent finds no nv-hostengine and reports a fatal DCGM
+    # error that node auto repair acts on (pins.md F1; aws/containers-roadmap#2567). The add-on's configuration
+    # schema takes dcgmAgent.tolerations (charts/configuration.schema.json, same tag; read 2026-12-03).
+    "eks-node-monitoring-agent": {"dcgmAgent": {"tolerations": [{"operator": "Exists"}]}},
+}
+"""Configuration values (``configuration_values``, JSON) of managed add-ons that need more than their defaults."""
 
 STS_AUDIENCE = "sts.amazonaws.com"
 """The audience of IRSA web identity tokens (EKS User Guide, "Create an IAM OIDC provider for your cluster")."""
@@ -179,6 +189,7 @@ class GpuCluster(pulumi.ComponentResource):
                 cluster_name=cluster.name,
                 addon_name=addon,
                 addon_version=version,
+                configuration_values=json.dumps(ADDON_CONFIGURATION[addon]) if addon in ADDON_CONFIGURATION else None,
                 # Take over the self-managed defaults EKS installs, then keep in-cluster edits on updates
                 # (EKS User Guide, "Create an Amazon EKS add-on": --resolve-conflicts).
                 resolve_conflicts_on_create="OVERWRITE",
