@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpu_cloud.components import labels
 from gpu_cloud.components.alicloud import GpuNodePool, GpuNodePoolArgs, GpuSharing, GpuSharingArgs
-from gpu_cloud.components.spec import GpuNodePoolSpec
+from gpu_cloud.components.spec import GpuNodePoolSpec, PoolPurpose
 from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
 from tests.alicloud.support import (
     INFERENCE_POOL,
@@ -138,3 +138,13 @@ def test_unknown_types_aws_settings_and_zones_without_vswitch_are_rejected_befor
         "zones: no vswitch in that zone (got cn-hangzhou-k)"
     )
     assert registered(plan) == []
+
+
+def test_training_nodes_run_the_static_cpu_manager_and_the_topology_manager() -> None:
+    """A Guaranteed training pod gets whole cores on the NUMA nodes of its GPUs; inference nodes are unchanged."""
+    training = INFERENCE_POOL.model_copy(update={"name": "training", "purpose": PoolPurpose.TRAINING})
+    assert _pool(training)["kubeletConfiguration"] == {
+        "cpuManagerPolicy": "static",
+        "topologyManagerPolicy": "best-effort",
+    }
+    assert "kubeletConfiguration" not in _pool()

@@ -180,7 +180,17 @@ def test_p5_nodes_raid0_their_nvme_instance_store_through_a_nodeadm_node_config(
     [config] = _node_configs(user_data)
     assert (config["apiVersion"], config["kind"]) == (NODEADM["apiVersion"], NODEADM["kind"])
     assert _api_problems(config, "NodeConfig", "") == []
-    assert config["spec"] == {"instance": {"localStorage": {"strategy": "RAID0"}}}
+    assert config["spec"] == {
+        "instance": {"localStorage": {"strategy": "RAID0"}},
+        # A training pool: CPU and topology managers align a Guaranteed pod's cores with its GPUs.
+        "kubelet": {
+            "config": {
+                "cpuManagerPolicy": "static",
+                "topologyManagerPolicy": "best-effort",
+                "topologyManagerScope": "pod",
+            }
+        },
+    }
 
 
 def test_the_api_check_finds_fields_nodeadm_does_not_have() -> None:
@@ -420,3 +430,28 @@ def test_bottlerocket_without_a_pinned_release_is_rejected() -> None:
 def test_placement_group_over_two_zones_is_rejected() -> None:
     with pytest.raises(ConfigError, match=r"^zones: a cluster placement group lives in exactly one zone"):
         _pool({**TRAINING, "efa": False, "instanceTypes": ["p4d.24xlarge"], "zones": ["us-east-1a", "us-east-1b"]})
+
+
+@pytest.mark.parametrize(("purpose", "managed"), [("training", True), ("inference", False)])
+def test_only_training_nodes_run_the_cpu_and_topology_managers(purpose: str, managed: bool) -> None:
+    plan = NodeGroupPlan(
+        suffix="nodes",
+        node_group_name="pool",
+        # No instance store: the kubelet config alone makes the NodeConfig.
+        instance_types=(catalog.lookup(Cloud.AWS, "g5g.xlarge"),),  # type: ignore[arg-type]
+        capacity_type="ON_DEMAND",
+        min_size=0,
+        desired_size=0,
+        max_size=1,
+        disk_size_gib=200,
+        zones=("us-east-1a",),
+        labels={"gpucloud.io/purpose": purpose},
+    )
+    user_data = node_user_data(plan)
+    if not managed:
+        assert user_data is None
+        return
+    assert user_data is not None
+    [config] = _node_configs(user_data)
+    assert _api_problems(config, "NodeConfig", "") == []
+    assert config["spec"]["kubelet"]["config"]["topologyManagerPolicy"] == "best-effort"

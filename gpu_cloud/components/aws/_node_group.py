@@ -25,7 +25,7 @@ from gpu_cloud.components import labels
 from gpu_cloud.components.aws._iam import account_of, managed_policy_arn, service_trust
 from gpu_cloud.components.aws.expander import node_group_name_prefix, node_group_name_problem
 from gpu_cloud.components.catalog import Cloud, InstanceType, lookup
-from gpu_cloud.components.spec import AwsCapacityReservationSpec, Problem
+from gpu_cloud.components.spec import AwsCapacityReservationSpec, PoolPurpose, Problem
 from gpu_cloud.components.versions import EKS_AL2023_RELEASE_VERSIONS, EKS_GPU_AMI_TYPES
 
 __all__ = [
@@ -386,23 +386,40 @@ _USER_DATA_BOUNDARY = "GPUCLOUD-NODECONFIG"
 """A fixed MIME boundary: a random one would change the launch template, and roll the nodes, on every update."""
 
 
-def node_user_data(plan: NodeGroupPlan) -> str | None:
-    """Base64 MIME multi-part user data with a nodeadm NodeConfig that puts the node's NVMe instance store to use
-    (:data:`LOCAL_STORAGE_STRATEGY`), or None.
+TRAINING_KUBELET_CONFIG: dict[str, str] = {
+    "cpuManagerPolicy": "static",
+    "topologyManagerPolicy": "best-effort",
+    "topologyManagerScope": "pod",
+}
+"""KubeletConfiguration of training nodes (nodeadm ``spec.kubelet.config``, "merged with the defaults": api.md
+KubeletOptions at v20260714). The static CPU manager gives a Guaranteed pod's integer CPUs whole cores, and the
+topology manager aligns them with the pod's GPUs and EFA devices on the NUMA nodes the devices sit on, as the guide's
+``nvidia-smi topo -m`` "CPU Affinity" column shows them (k8s.io/kubelet/config/v1beta1 types.go, cpuManagerPolicy,
+topologyManagerPolicy, topologyManagerScope; kubernetes.io/docs/tasks/administer-cluster/topology-manager, read
+2026-12-03). ``best-effort``: the kubelet favours aligned placement and never refuses a pod it cannot align
+(``restricted`` and ``single-numa-node`` would fail such a pod at admission); scope ``pod``: one alignment for the
+whole pod. The static policy needs reserved CPUs, which nodeadm always sets (kubeReserved cpu,
+internal/kubelet/config.go ``withDefaultReservedResources``, same tag)."""
 
-    Only on AL2023 (nodeadm) groups whose every type has NVMe instance store in the catalog. Bottlerocket groups get
-    none: they do not run nodeadm, and the Bottlerocket setting for instance store was not verified for this
-    project, so their images stay on the data volume (:data:`BOTTLEROCKET_DATA_DEVICE`).
+
+def node_user_data(plan: NodeGroupPlan) -> str | None:
+    """Base64 MIME multi-part user data with a nodeadm NodeConfig, or None when there is nothing to configure: the
+    node's NVMe instance store put to use (:data:`LOCAL_STORAGE_STRATEGY`) where every type has one in the catalog,
+    and on training nodes the CPU and topology managers (:data:`TRAINING_KUBELET_CONFIG`).
+
+    Only on AL2023 (nodeadm) groups. Bottlerocket groups get none: they do not run nodeadm, and the Bottlerocket
+    settings for instance store and the kubelet's managers were not verified for this project.
     """
     if _ami_type(plan).startswith("BOTTLEROCKET") or not plan.instance_types:
         return None
-    if not all(t.has_local_nvme for t in plan.instance_types):
+    spec: dict[str, object] = {}
+    if all(t.has_local_nvme for t in plan.instance_types):
+        spec["instance"] = {"localStorage": {"strategy": LOCAL_STORAGE_STRATEGY}}
+    if plan.labels.get(labels.PURPOSE_LABEL) == PoolPurpose.TRAINING.value:
+        spec["kubelet"] = {"config": dict(TRAINING_KUBELET_CONFIG)}
+    if not spec:
         return None
-    config = {
-        "apiVersion": NODEADM_API_VERSION,
-        "kind": "NodeConfig",
-        "spec": {"instance": {"localStorage": {"strategy": LOCAL_STORAGE_STRATEGY}}},
-    }
+    config = {"apiVersion": NODEADM_API_VERSION, "kind": "NodeConfig", "spec": spec}
     part = MIMEBase(*NODEADM_MEDIA_TYPE.split("/"))
     del part["MIME-Version"]
     # nodeadm decodes a part as "JSON or YAML" (internal/api/bridge/decode.go DecodeNodeConfig, same tag).
