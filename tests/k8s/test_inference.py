@@ -187,9 +187,35 @@ def test_replicas_spread_over_zones():
     ]
 
 
-def test_rolling_updates_surge_one_pod_and_take_none_down():
+def rollout(replicas: int, gpus: int, max_surge: int, max_unavailable: int, rounds: int = 100) -> bool:
+    """Whether a rolling update of ``replicas`` one-GPU pods completes on a pool of ``gpus`` GPUs, as the Deployment
+    controller rolls (kubernetes.io/docs/concepts/workloads/controllers/deployment, "Max Surge", "Max Unavailable"):
+    the new ReplicaSet grows while old + new <= replicas + maxSurge, the old one shrinks while the available pods stay
+    >= replicas - maxUnavailable, and a new pod is available only once a free GPU takes it (startup is one round)."""
+    old, new_scheduled, new_pending = replicas, 0, 0
+    for _ in range(rounds):
+        if new_scheduled == replicas and old == 0:
+            return True
+        new_pending += max(
+            0, min(replicas - new_scheduled - new_pending, replicas + max_surge - old - new_scheduled - new_pending)
+        )
+        removable = max(0, min(old, old + new_scheduled - (replicas - max_unavailable)))
+        old -= removable
+        placed = min(new_pending, gpus - old - new_scheduled)
+        new_scheduled, new_pending = new_scheduled + placed, new_pending - placed
+    return False
+
+
+def test_a_rollout_at_the_pools_capacity_completes():
+    """16 replicas on the 16 single-GPU nodes of prod's pool (the HPA at maxReplicas): the old strategy (surge 1,
+    none down) waits forever for a 17th GPU (k8s.md U2); the layer's strategy takes one old pod down first."""
     strategy = one(_plan(), "resnet-deployment").inputs["spec"]["strategy"]
-    assert strategy == {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}
+    assert strategy == {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 1}}
+    surge, down = strategy["rollingUpdate"]["maxSurge"], strategy["rollingUpdate"]["maxUnavailable"]
+    for replicas, gpus in ((16, 16), (2, 2), (1, 1), (2, 16)):
+        assert rollout(replicas, gpus, surge, down), (replicas, gpus)
+    assert not rollout(16, 16, 1, 0)
+    assert rollout(2, 16, 1, 0)
 
 
 def test_pods_run_as_non_root_without_privilege():
@@ -220,27 +246,48 @@ def test_spot_group_also_tolerates_the_spot_taint_and_is_preemptible():
     assert pod["priorityClassName"] == labels.PRIORITY_PREEMPTIBLE
 
 
-def test_disruption_budget_lets_one_pod_go_at_a_time():
-    spec = one(_plan(service(min_replicas=2)), "resnet-pdb").inputs["spec"]
+def disruptions_allowed(budget: dict[str, object], replicas: int, healthy: int) -> int:
+    """status.disruptionsAllowed of a PodDisruptionBudget over a Deployment's pods (the disruption controller:
+    desiredHealthy is minAvailable, or replicas - maxUnavailable; allowed = currentHealthy - desiredHealthy)."""
+    desired = int(budget.get("minAvailable", replicas - int(budget.get("maxUnavailable", 0))))  # type: ignore[call-overload]
+    return max(0, healthy - desired)
+
+
+@pytest.mark.parametrize("replicas", [1, 2, 16])
+def test_a_drain_may_always_evict_one_replica(replicas):
+    """A drain (kubectl drain, the XID alert's advice, a cluster-autoscaler scale-down) evicts through the budget:
+    one replica may go at a time, a single replica included (k8s.md N3; with minAvailable 1 it could never go)."""
+    spec = one(_plan(service(min_replicas=replicas, max_replicas=16)), "resnet-pdb").inputs["spec"]
     assert spec == {"maxUnavailable": 1, "selector": {"matchLabels": APP}}
+    assert disruptions_allowed(spec, replicas, replicas) == 1
+    assert disruptions_allowed({"minAvailable": 1}, 1, 1) == 0
 
 
-def test_disruption_budget_keeps_a_single_replica():
-    assert one(_plan(), "resnet-pdb").inputs["spec"] == {"minAvailable": 1, "selector": {"matchLabels": APP}}
+def test_pulumi_does_not_wait_for_replicas_that_need_a_model_upload_and_gpu_nodes():
+    """The first up creates the bucket the model is uploaded to afterwards, and the GPU nodes scale from zero: the
+    Deployment and Service are created without Pulumi's readiness await (aws.md A5, k8s.md U3)."""
+    plan = _plan(service(internal_load_balancer=True, tls_certificate=CERT), client_cidrs=["10.20.0.0/16"])
+    for name in ("resnet-deployment", "resnet-service"):
+        assert one(plan, name).inputs["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"
+    assert one(plan, "resnet-hpa").inputs["metadata"].get("annotations") is None
 
 
 def test_service_is_cluster_ip_by_default():
     inputs = one(_plan(), "resnet-service").inputs
     assert inputs["spec"]["type"] == "ClusterIP"
-    assert "annotations" not in inputs["metadata"]
+    assert inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
 
 
-def test_aws_internal_load_balancer_is_an_nlb_with_a_tls_1_3_listener():
-    inputs = one(_plan(service(internal_load_balancer=True, tls_certificate=CERT)), "resnet-service").inputs
+def test_aws_internal_load_balancer_is_an_nlb_with_a_tls_1_3_listener_open_to_its_clients_only():
+    plan = _plan(service(internal_load_balancer=True, tls_certificate=CERT), client_cidrs=["10.20.0.0/16"])
+    inputs = one(plan, "resnet-service").inputs
     assert inputs["spec"]["type"] == "LoadBalancer"
     assert "loadBalancerClass" not in inputs["spec"]
+    # The NodePort's rule on the nodes' security group: the clients' networks, not 0.0.0.0/0 (aws.md A9).
+    assert inputs["spec"]["loadBalancerSourceRanges"] == ["10.20.0.0/16"]
     assert inputs["spec"]["ports"] == [{"name": "https", "port": 443, "targetPort": "http", "protocol": "TCP"}]
     assert inputs["metadata"]["annotations"] == {
+        "pulumi.com/skipAwait": "true",
         "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
         "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
         "service.beta.kubernetes.io/aws-load-balancer-ssl-cert": CERT,
@@ -253,7 +300,7 @@ def test_aws_listener_can_take_the_fips_tls_1_3_policy():
     spec = service(
         internal_load_balancer=True, tls_certificate=CERT, aws_ssl_policy="ELBSecurityPolicy-TLS13-1-3-FIPS-2023-04"
     )
-    annotations = one(_plan(spec), "resnet-service").inputs["metadata"]["annotations"]
+    annotations = one(_plan(spec, client_cidrs=["10.20.0.0/16"]), "resnet-service").inputs["metadata"]["annotations"]
     assert annotations["service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy"] == (
         "ELBSecurityPolicy-TLS13-1-3-FIPS-2023-04"
     )
@@ -263,7 +310,9 @@ def test_ack_internal_load_balancer_is_an_nlb_with_a_tls_1_3_listener():
     inputs = one(_ack_tls(), "resnet-service").inputs
     assert inputs["spec"]["loadBalancerClass"] == "alibabacloud.com/nlb"
     assert inputs["spec"]["ports"] == [{"name": "https", "port": 443, "targetPort": "http", "protocol": "TCP"}]
+    assert "loadBalancerSourceRanges" not in inputs["spec"]
     assert inputs["metadata"]["annotations"] == {
+        "pulumi.com/skipAwait": "true",
         "service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type": "intranet",
         "service.beta.kubernetes.io/alibaba-cloud-loadbalancer-cert-id": "1234-cn-hangzhou",
         "service.beta.kubernetes.io/alibaba-cloud-loadbalancer-tls-cipher-policy": "sp-tls13",
@@ -309,7 +358,8 @@ def test_shared_ack_pool_requests_its_share_of_gpu_memory(monkeypatch):
 
 
 def test_every_inference_object_is_valid_kubernetes():
-    for plan in (_plan(service(internal_load_balancer=True, tls_certificate=CERT)), _ack_tls()):
+    aws = _plan(service(internal_load_balancer=True, tls_certificate=CERT), client_cidrs=["10.20.0.0/16"])
+    for plan in (aws, _ack_tls()):
         for resource in children(plan)[1:]:
             assert_valid(resource)
 
@@ -348,6 +398,9 @@ def test_cloud_identity_and_load_balancer_inputs_must_match_the_cloud():
     args = _args(service(), identity_role="role")
     message, _ = refused(lambda opts: InferenceService("resnet", args, opts=opts))
     assert message == "identityRole: not used on aws (got role)"
+    args = _args(service(internal_load_balancer=True, tls_certificate=CERT))
+    message, _ = refused(lambda opts: InferenceService("resnet", args, opts=opts))
+    assert message == "clientCidrs: needed on aws (got [])"
 
 
 def test_on_a_pool_that_shares_gpus_the_hpa_follows_the_pools_gpus():

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import boto3
 import pytest
@@ -55,9 +56,8 @@ def bucket(endpoint: str) -> str:
     return BUCKET
 
 
-def _stage(
-    endpoint: str, bucket: str, base: Path, version: str, prefix: str = PREFIX
-) -> subprocess.CompletedProcess[str]:
+def _stage(endpoint: str, bucket: str, base: Path, version: str, prefix: str = PREFIX, wait: bool = False) -> Any:
+    """Run the script to its end (a CompletedProcess), or with ``wait`` start it (a Popen) polling every second."""
     env = {
         "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin",
         "HOME": str(base),
@@ -71,7 +71,12 @@ def _stage(
         "MODEL_VERSION": version,
         "MODEL_NAME": "resnet",
         "MODEL_BASE_PATH": str(base / "models"),
+        "MODEL_WAIT_SECONDS": "1",
     }
+    if wait:
+        return subprocess.Popen(
+            ["sh", "-c", STAGE_MODEL_SCRIPT, "stage-model"], env=env, stderr=subprocess.PIPE, text=True
+        )
     return subprocess.run(
         ["sh", "-c", STAGE_MODEL_SCRIPT, "stage-model"], env=env, capture_output=True, text=True, timeout=120
     )
@@ -96,20 +101,34 @@ def test_a_pinned_version_stages_exactly_that_version(endpoint, bucket, tmp_path
     assert (tmp_path / "models/resnet/1/saved_model.pb").read_text() == "1:saved_model.pb"
 
 
-def test_a_missing_version_fails_and_names_the_versions_found(endpoint, bucket, tmp_path):
-    done = _stage(endpoint, bucket, tmp_path, "5")
-    assert done.returncode == 1
-    assert f"no version 5 under {PREFIX}/ (found: 1 2)" in done.stderr
-    assert _layout(tmp_path) == []
+def _upload(endpoint: str, bucket: str, prefix: str, version: int) -> None:
+    s3 = _client(endpoint, "s3")
+    for name in SAVED_MODEL:
+        s3.put_object(Bucket=bucket, Key=f"{prefix}/{version}/{name}", Body=f"{version}:{name}".encode())
+
+
+@pytest.mark.parametrize(
+    ("prefix", "version", "found"), [("models/pinned", "5", " 1 2"), ("models/later", "latest", " none")]
+)
+def test_a_model_not_uploaded_yet_is_waited_for_then_staged(endpoint, bucket, tmp_path, prefix, version, found):
+    """The first ``pulumi up`` creates the bucket with no model in it (aws.md A5): the init container waits, saying
+    what it waits for, and stages the model as soon as it is uploaded."""
+    for existing in (1, 2) if found != " none" else ():
+        _upload(endpoint, bucket, prefix, existing)
+    waiting = _stage(endpoint, bucket, tmp_path, version, prefix=prefix, wait=True)
+    try:
+        line = waiting.stderr.readline()  # type: ignore[union-attr]
+        assert f"waiting for version {version} under {prefix}/ (found:{found})" in line
+        assert waiting.poll() is None
+        assert _layout(tmp_path) == []
+        _upload(endpoint, bucket, prefix, 5)
+        assert waiting.wait(timeout=60) == 0
+    finally:
+        waiting.kill()
+    assert _layout(tmp_path) == sorted(f"resnet/5/{n}" for n in SAVED_MODEL)
 
 
 def test_a_version_that_is_not_a_savedmodel_fails(endpoint, bucket, tmp_path):
     done = _stage(endpoint, bucket, tmp_path, "latest", prefix="models/broken")
     assert done.returncode == 1
     assert "models/broken/3/ is not a SavedModel" in done.stderr
-
-
-def test_a_prefix_without_versions_fails(endpoint, bucket, tmp_path):
-    done = _stage(endpoint, bucket, tmp_path, "latest", prefix="models/missing")
-    assert done.returncode == 1
-    assert "no version latest under models/missing/ (found: none)" in done.stderr

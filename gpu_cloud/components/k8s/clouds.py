@@ -35,6 +35,8 @@ class CloudProfile:
         tls_policy_annotation: Service annotation naming the TLS listener's security policy.
         tls_port_annotation: Service annotation marking the TLS port, and its value with ``{name}`` and ``{port}``.
         zone_maps_annotation: Service annotation listing ``zone:vswitch`` pairs of a new load balancer, if needed.
+        limits_load_balancer_clients: An internal load balancer Service names its clients' networks in
+            ``loadBalancerSourceRanges``, which the cloud's controller opens the backends to (otherwise to all).
     """
 
     cloud: Cloud
@@ -51,6 +53,7 @@ class CloudProfile:
     tls_policy_annotation: str
     tls_port_annotation: tuple[str, str]
     zone_maps_annotation: str | None
+    limits_load_balancer_clients: bool
 
 
 _PROFILES = {
@@ -90,6 +93,10 @@ _PROFILES = {
         tls_policy_annotation="service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy",
         tls_port_annotation=("service.beta.kubernetes.io/aws-load-balancer-ssl-ports", "{name}"),
         zone_maps_annotation=None,
+        # The in-tree controller writes loadBalancerSourceRanges (default 0.0.0.0/0) into the instances' security
+        # group as the NodePort's clients (cloud-provider-aws v1.35.2 pkg/providers/v1/aws.go:2491-2498,
+        # aws_loadbalancer.go:1027; aws.md A9).
+        limits_load_balancer_clients=True,
     ),
     Cloud.ALICLOUD: CloudProfile(
         cloud=Cloud.ALICLOUD,
@@ -124,6 +131,9 @@ _PROFILES = {
         tls_policy_annotation="service.beta.kubernetes.io/alibaba-cloud-loadbalancer-tls-cipher-policy",
         tls_port_annotation=("service.beta.kubernetes.io/alibaba-cloud-loadbalancer-protocol-port", "tcpssl:{port}"),
         zone_maps_annotation="service.beta.kubernetes.io/alibaba-cloud-loadbalancer-zone-maps",
+        # The NLB reaches the pods through the cluster's security group, which the ACK cluster component governs;
+        # how ACK's CCM treats loadBalancerSourceRanges on an NLB was not read, so none is given.
+        limits_load_balancer_clients=False,
     ),
 }
 

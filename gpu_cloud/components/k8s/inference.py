@@ -3,7 +3,7 @@ Service (an internal TLS 1.3 load balancer, or ClusterIP) and an HPA on a GPU me
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +31,8 @@ from gpu_cloud.components.spec import (
 __all__ = [
     "GRPC_PORT",
     "MODEL_BASE_PATH",
+    "ROLLOUT",
+    "SKIP_AWAIT",
     "STAGE_MODEL_SCRIPT",
     "TLS_PORT",
     "InferenceService",
@@ -72,6 +74,21 @@ _RUN_AS = 1000
 _STARTUP_MINUTES = 10
 """How long a replica may take to stage and load its model before the kubelet restarts it."""
 
+ROLLOUT = {"max_surge": 1, "max_unavailable": 1}
+"""Rolling update of a model server: one new pod beyond the desired count when a GPU is free, and one old pod down
+when none is. With ``maxUnavailable: 0`` a Deployment at the pool's capacity (the HPA at maxReplicas on a full pool)
+waits forever for a GPU for its surge pod: no old pod may go first (kubernetes.io/docs/concepts/workloads/
+controllers/deployment, "Rolling Update Deployment", read 2026-12-03), and Pulumi's await fails the update after 10
+minutes (k8s.md U2). The cost: a one-replica service is down while its new pod starts."""
+
+SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
+"""Annotation that keeps ``pulumi up`` from waiting for the Deployment's pods and the Service's endpoints
+(pulumi/pulumi-kubernetes#417, the ``pulumi.com/skipAwait`` annotation). Their readiness depends on a model in the
+bucket and on GPU nodes scaling up from zero, neither of which the ``up`` that creates the bucket and the pools can
+wait for: the first ``up`` would fail after Pulumi's 10-minute await (aws.md A5, k8s.md U3). The replicas become
+Ready once the model is uploaded (the staging init container waits for it); docs/deploy.md checks it with
+``kubectl rollout status``."""
+
 
 def oss_internal_endpoint(region: str) -> str:
     """The OSS endpoint of ``region`` inside its VPCs (``oss-<region>-internal.aliyuncs.com``, OSS "Regions and
@@ -98,6 +115,10 @@ class InferenceServiceArgs:
         tls_policy: ACK: the id of the NLB security policy (TLS 1.3 only) of the TLS listener. AWS: None, the
             listener uses ``service.aws_ssl_policy``.
         zone_maps: ACK: ``zone:vswitch`` pairs for the NLB (at least two zones).
+        client_cidrs: AWS internal load balancer: the networks its clients are in (the environment's VPC, a peered
+            VPC). The in-tree service controller opens the Service's NodePort on the nodes' security group to the
+            Service's ``loadBalancerSourceRanges``, ``0.0.0.0/0`` when none are given (kubernetes/cloud-provider-aws
+            v1.35.2 pkg/providers/v1/aws.go, aws_loadbalancer.go; aws.md A9).
     """
 
     service: InferenceServiceSpec
@@ -110,6 +131,7 @@ class InferenceServiceArgs:
     identity_role: pulumi.Input[str] | None = None
     tls_policy: pulumi.Input[str] | None = None
     zone_maps: pulumi.Input[str] | None = None
+    client_cidrs: Sequence[str] = ()
 
 
 class InferenceService(pulumi.ComponentResource):
@@ -122,9 +144,10 @@ class InferenceService(pulumi.ComponentResource):
     The pod's init container copies one version of the model from the environment's bucket into
     ``/models/<model name>/<version>/`` with the pod's credentials (``stage_model.sh``); the server reads it from
     there. Startup and readiness probes ask TensorFlow Serving's model status endpoint (or a custom server's
-    ``probe_path``), so a replica is Ready only once the model is served. Requests equal limits, rolling updates
-    surge one pod and take none down, the PodDisruptionBudget keeps all but one replica (at least one) through
-    voluntary disruptions, and replicas spread over zones.
+    ``probe_path``), so a replica is Ready only once the model is served; ``pulumi up`` does not wait for it
+    (:data:`SKIP_AWAIT`). Requests equal limits, rolling updates never wait for a free GPU (:data:`ROLLOUT`), the
+    PodDisruptionBudget lets one replica go at a time through voluntary disruptions (a drain of the node of a
+    single replica too), and replicas spread over zones.
 
     Raises:
         ConfigError: the pool is not the service's pool or not for inference, its driver cannot run the CUDA
@@ -150,6 +173,7 @@ class InferenceService(pulumi.ComponentResource):
             )
 
         metadata = annotated(None)
+        unawaited = annotated(SKIP_AWAIT)
         selector = k8s.meta.v1.LabelSelectorArgs(match_labels=app)
         child = pulumi.ResourceOptions(parent=self)
         annotation = cloud.workload_identity_annotation
@@ -161,14 +185,12 @@ class InferenceService(pulumi.ComponentResource):
         )
         self.deployment = k8s.apps.v1.Deployment(
             f"{name}-deployment",
-            metadata=metadata,
+            metadata=unawaited,
             spec=k8s.apps.v1.DeploymentSpecArgs(
                 replicas=spec.min_replicas,
                 selector=selector,
-                # A new replica must be Ready (its model served) before an old one goes.
                 strategy=k8s.apps.v1.DeploymentStrategyArgs(
-                    type="RollingUpdate",
-                    rolling_update=k8s.apps.v1.RollingUpdateDeploymentArgs(max_surge=1, max_unavailable=0),
+                    type="RollingUpdate", rolling_update=k8s.apps.v1.RollingUpdateDeploymentArgs(**ROLLOUT)
                 ),
                 template=k8s.core.v1.PodTemplateSpecArgs(
                     metadata=k8s.meta.v1.ObjectMetaArgs(labels=app),
@@ -179,20 +201,20 @@ class InferenceService(pulumi.ComponentResource):
                 parent=self, ignore_changes=["spec.replicas"], depends_on=[self.service_account]
             ),
         )
-        # maxUnavailable 1 with a single replica would let a drain take the service down; then keep that one.
-        budget = (
-            k8s.policy.v1.PodDisruptionBudgetSpecArgs(max_unavailable=1, selector=selector)
-            if spec.min_replicas > 1
-            else k8s.policy.v1.PodDisruptionBudgetSpecArgs(min_available=1, selector=selector)
-        )
+        # One replica at a time, whatever the count: a budget of minAvailable 1 on a single replica allows no
+        # eviction, so no drain of its node (the XID alert's cordon-and-drain, a scale-down) could ever complete
+        # ("you cannot successfully drain a Node running one of those Pods", kubernetes.io/docs/tasks/run-
+        # application/configure-pdb, read 2026-12-03; k8s.md N3).
+        budget = k8s.policy.v1.PodDisruptionBudgetSpecArgs(max_unavailable=1, selector=selector)
         k8s.policy.v1.PodDisruptionBudget(f"{name}-pdb", metadata=metadata, spec=budget, opts=child)
         self.kube_service = k8s.core.v1.Service(
             f"{name}-service",
-            metadata=annotated(_tls_annotations(args) if spec.internal_load_balancer else None),
+            metadata=annotated({**SKIP_AWAIT, **(_tls_annotations(args) if spec.internal_load_balancer else {})}),
             spec=(
                 k8s.core.v1.ServiceSpecArgs(
                     type="LoadBalancer",
                     load_balancer_class=cloud.load_balancer_class,
+                    load_balancer_source_ranges=list(args.client_cidrs) or None,
                     selector=app,
                     ports=[
                         k8s.core.v1.ServicePortArgs(name="https", port=TLS_PORT, target_port="http", protocol="TCP")
@@ -274,6 +296,11 @@ def _check(args: InferenceServiceArgs) -> None:
         ):
             if (value is not None) != wanted:
                 problems.append(Problem(field, f"{'needed' if wanted else 'not used'} on {args.cloud.value}", value))
+        if bool(args.client_cidrs) != cloud.limits_load_balancer_clients:
+            use = "needed" if cloud.limits_load_balancer_clients else "not used"
+            problems.append(Problem("clientCidrs", f"{use} on {args.cloud.value}", list(args.client_cidrs)))
+    elif args.client_cidrs:
+        problems.append(Problem("clientCidrs", "only an internal load balancer uses it", list(args.client_cidrs)))
     if problems:
         raise ConfigError(problems)
 

@@ -2,7 +2,8 @@
 # $MODEL_BASE_PATH/$MODEL_NAME/<version>/, before the server starts (the inference pod's init container).
 #
 # Environment: MODEL_STORE (s3 or oss), MODEL_BUCKET, MODEL_PREFIX (key prefix of the model; its numeric
-# sub-prefixes are the versions), MODEL_VERSION ("latest" or a version number), MODEL_NAME, MODEL_BASE_PATH.
+# sub-prefixes are the versions), MODEL_VERSION ("latest" or a version number), MODEL_NAME, MODEL_BASE_PATH;
+# MODEL_WAIT_SECONDS (default 30): how often to look again while no such version exists yet.
 # s3: the AWS CLI with the pod's EKS Pod Identity credentials (AWS_REGION from the pod).
 # oss: ossutil 2 with the pod's RRSA credentials (the ack-pod-identity-webhook's ALIBABA_CLOUD_* variables),
 # OSS_REGION and OSS_ENDPOINT; OSSUTIL is the binary to run.
@@ -51,29 +52,36 @@ EOF
 esac
 
 # The version directories directly under the prefix: numeric names only, as TensorFlow Serving reads them.
-found=""
-latest=""
-for entry in $(versions); do
-    case "$entry" in "$listed"*) ;; *) continue ;; esac
-    name="${entry#"$listed"}"
-    name="${name%/}"
-    case "$name" in '' | *[!0-9]*) continue ;; esac
-    found="$found $name"
-    if [ -z "$latest" ] || [ "$name" -gt "$latest" ]; then latest="$name"; fi
-done
-
-if [ "$MODEL_VERSION" = latest ]; then
-    version="$latest"
-else
-    version=""
-    for name in $found; do
-        if [ "$name" -eq "$MODEL_VERSION" ]; then version="$name"; fi
+find_version() {
+    found=""
+    latest=""
+    for entry in $(versions); do
+        case "$entry" in "$listed"*) ;; *) continue ;; esac
+        name="${entry#"$listed"}"
+        name="${name%/}"
+        case "$name" in '' | *[!0-9]*) continue ;; esac
+        found="$found $name"
+        if [ -z "$latest" ] || [ "$name" -gt "$latest" ]; then latest="$name"; fi
     done
-fi
-if [ -z "$version" ]; then
-    echo "stage-model: no version $MODEL_VERSION under $listed (found:${found:- none})" >&2
-    exit 1
-fi
+    if [ "$MODEL_VERSION" = latest ]; then
+        version="$latest"
+    else
+        version=""
+        for name in $found; do
+            if [ "$name" -eq "$MODEL_VERSION" ]; then version="$name"; fi
+        done
+    fi
+}
+
+# A model not uploaded yet (the first `pulumi up` creates the bucket) is waited for, not a failure: the pod stays
+# in its init phase, not Ready, until the version appears (docs/deploy.md uploads it).
+find_version
+while [ -z "$version" ]; do
+    echo "stage-model: waiting for version $MODEL_VERSION under $listed (found:${found:- none});" \
+        "checking again in ${MODEL_WAIT_SECONDS:-30}s" >&2
+    sleep "${MODEL_WAIT_SECONDS:-30}"
+    find_version
+done
 
 target="$MODEL_BASE_PATH/$MODEL_NAME/$version"
 rm -rf "${MODEL_BASE_PATH:?}/$MODEL_NAME"
