@@ -253,6 +253,27 @@ NCCL_TESTS_IMAGES: dict[str, str] = {
 }
 """The nccl-tests image of the GPU pool acceptance job, per cloud."""
 
+# --- Workloads: LLM serving and EBS volumes (workloads engineer) ------------------------------------------------
+
+VLLM_IMAGE = "vllm/vllm-openai:v0.31.0-cu129"
+"""vLLM's OpenAI-compatible server (``ENTRYPOINT ["vllm", "serve"]``, docker/Dockerfile target vllm-openai), the
+CUDA 12.9 build of release 0.31.0: vLLM publishes each release as ``v<version>`` (CUDA 13.0, the default since 0.20)
+and ``v<version>-cu129`` (.buildkite/scripts/publish-release-images.sh, "CUDA 12.9" section), and only those two
+("We only release cu129 and cu130 wheels", vllm-project/vllm#42756, maintainer, 2026-05-15). 12.9 keeps every pool of
+the project in CUDA 12 (components.k8s.cuda). 0.31.0 is the newest release AWS's Deep Learning Containers build on
+(aws/deep-learning-containers docs/src/data/vllm/0.31.0-gpu-ec2.yml at c6e3ca18). Read 2026-12-03."""
+
+EKS_EBS_CSI_DRIVER_ADDON: dict[str, str] = {
+    # The build AWS marks defaultVersion for Kubernetes 1.36 in `aws eks describe-addon-versions --addon-name
+    # aws-ebs-csi-driver` (mitodl/ol-infrastructure#5959, 2026-09-21; upstream kubernetes-sigs/aws-ebs-csi-driver
+    # v1.66.0). EBS CSI add-on builds span several Kubernetes minors; 1.35 was not read separately. Confirm with
+    # `aws eks describe-addon-versions --kubernetes-version 1.35 --addon-name aws-ebs-csi-driver` before a bump.
+    "1.35": "v1.66.0-eksbuild.1",
+    "1.36": "v1.66.0-eksbuild.1",
+}
+"""The Amazon EBS CSI driver EKS add-on per Kubernetes minor version: volume claims (Prometheus' storage) bind only
+with it ("The Amazon EBS CSI driver isn't installed when you first create a cluster", EKS User Guide, ebs-csi)."""
+
 
 def pins() -> Iterator[tuple[str, str]]:
     """Every pinned value: ``(pin id, value)``; the id is the key of its entry in ``PIN_SOURCES``."""
@@ -280,6 +301,9 @@ def pins() -> Iterator[tuple[str, str]]:
     yield "archive/ossutil", f"{OSSUTIL_ARCHIVE[0]} sha256:{OSSUTIL_ARCHIVE[1]}"
     for cloud, image in NCCL_TESTS_IMAGES.items():
         yield f"image/nccl-tests/{cloud}", image
+    yield "image/vllm", VLLM_IMAGE
+    for version, build in EKS_EBS_CSI_DRIVER_ADDON.items():
+        yield f"eks-addon/{version}/aws-ebs-csi-driver", build
 
 
 CHARTS: Final = (
@@ -358,6 +382,13 @@ PIN_SOURCES: Final[Mapping[str, PinSource]] = {
         f"{_GH}/NVIDIA/cloudai/blob/f5410ee8f029ef13c6012cc1a7aee89b6e5a1e64/"
         "src/cloudai/workloads/nccl_test/kubernetes_json_gen_strategy.py"
     ),
+    "image/vllm": PinSource(
+        f"{_GH}/vllm-project/vllm/blob/c8246ae4a217d4f3a5d7fd75bcef375ddb00c019/.buildkite/scripts/"
+        "publish-release-images.sh",
+        "2026-12-03",
+    ),
+    "eks-addon/1.35/aws-ebs-csi-driver": PinSource(f"{_GH}/mitodl/ol-infrastructure/pull/5959", "2026-12-03"),
+    "eks-addon/1.36/aws-ebs-csi-driver": PinSource(f"{_GH}/mitodl/ol-infrastructure/pull/5959", "2026-12-03"),
 }
 """Pin id (see ``pins``) -> where that exact value was verified and when."""
 

@@ -351,3 +351,49 @@ def test_efa_device_plugin_runs_only_on_the_efa_pools_and_tolerates_their_taints
 def test_no_efa_pool_no_efa_device_plugin():
     names = [name for _, name in kinds(_plan(_aws()))]
     assert "addons-aws-efa-k8s-device-plugin" not in names
+
+
+@pytest.mark.parametrize(
+    ("cloud", "provisioner", "parameters"),
+    [
+        (Cloud.AWS, "ebs.csi.aws.com", {"type": "gp3", "encrypted": "true", "kmsKeyId": "key"}),
+        (
+            Cloud.ALICLOUD,
+            "diskplugin.csi.alibabacloud.com",
+            {"type": "cloud_essd", "encrypted": "true", "kmsKeyId": "key"},
+        ),
+    ],
+)
+def test_prometheus_keeps_its_data_on_an_encrypted_volume_of_the_clouds_csi_driver(cloud, provisioner, parameters):
+    args = (
+        _aws(volume_key="key")
+        if cloud is Cloud.AWS
+        else GpuAddonsArgs(
+            addons=AddonsSpec(),
+            cloud=cloud,
+            pools=(inference_pool(instance_types=("ecs.gn7i-c8g1.2xlarge",)),),
+            volume_key="key",
+        )
+    )
+    plan = _plan(args)
+    storage = one(plan, "addons-gpucloud-encrypted")
+    assert_valid(storage)
+    assert storage.inputs["provisioner"] == provisioner
+    assert storage.inputs["parameters"] == parameters
+    # In the zone of its pod: a volume made in another zone could not be attached to it.
+    assert storage.inputs["volumeBindingMode"] == "WaitForFirstConsumer"
+    spec = _values(plan, "kube-prometheus-stack")["prometheus"]["prometheusSpec"]["storageSpec"]
+    claim = spec["volumeClaimTemplate"]["spec"]
+    assert claim["storageClassName"] == storage.inputs["metadata"]["name"]
+    kubernetes_validate.validate(
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "p"}, "spec": claim},
+        KUBERNETES_VERSION,
+        strict=True,
+    )
+    assert storage.urn in one(plan, "addons-kube-prometheus-stack").dependencies
+
+
+def test_without_a_volume_key_prometheus_keeps_the_charts_empty_dir():
+    plan = _plan(_aws())
+    assert "storageSpec" not in _values(plan, "kube-prometheus-stack")["prometheus"]["prometheusSpec"]
+    assert not [r for r in children(plan) if r.type.endswith(":StorageClass")]

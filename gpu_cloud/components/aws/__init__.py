@@ -9,6 +9,7 @@ except ModuleNotFoundError as err:
 
 from gpu_cloud.components.aws.cluster import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.aws.deploy_runner import DeployRunner, DeployRunnerArgs
+from gpu_cloud.components.aws.ebs_csi import EbsCsiDriver, EbsCsiDriverArgs
 from gpu_cloud.components.aws.identity import PodIdentityRole, PodIdentityRoleArgs
 from gpu_cloud.components.aws.kms import KmsKey, KmsKeyArgs
 from gpu_cloud.components.aws.network import PrivateNetwork, PrivateNetworkArgs
@@ -23,6 +24,8 @@ __all__ = [
     "CheckpointBucketArgs",
     "DeployRunner",
     "DeployRunnerArgs",
+    "EbsCsiDriver",
+    "EbsCsiDriverArgs",
     "GpuAdminAccess",
     "GpuAdminAccessArgs",
     "GpuCluster",

@@ -15,7 +15,7 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 
-from gpu_cloud.components.aws._iam import Account, account_of, document
+from gpu_cloud.components.aws._iam import Account, account_of, document, managed_policy_arn
 from gpu_cloud.components.aws._node_group import AUTOSCALER_TAG
 from gpu_cloud.components.aws.kms import key_use_statement
 from gpu_cloud.components.aws.storage import checkpoint_bucket_name
@@ -96,13 +96,17 @@ class PodIdentityRoleArgs:
     """The ServiceAccount's name."""
     statements: Statements
     """The role's permissions (:func:`cluster_autoscaler_statements`, :func:`checkpoint_statements`)."""
+    managed_policies: Sequence[str] = ()
+    """AWS managed policies attached besides (names under ``arn:<partition>:iam::aws:policy/``), for a controller
+    whose permissions AWS maintains with it (the EBS CSI driver's ``service-role/AmazonEBSCSIDriverPolicy``)."""
 
 
 class PodIdentityRole(pulumi.ComponentResource):
     """An IAM role only ``namespace/service_account`` of this cluster can assume, with its permissions, and the EKS
     Pod Identity association that hands its credentials to the ServiceAccount's pods.
 
-    Children: ``<name>-role``, ``<name>-policy``, ``<name>-association``.
+    Children: ``<name>-role``, ``<name>-policy``, one ``<name>-managed-<n>`` per managed policy,
+    ``<name>-association``.
     """
 
     role_arn: pulumi.Output[str]
@@ -133,6 +137,9 @@ class PodIdentityRole(pulumi.ComponentResource):
             policy=scope.apply(lambda v: document(*args.statements(v[0], v[1]))),
             opts=child,
         )
+        for i, policy in enumerate(args.managed_policies):
+            arn = managed_policy_arn(account_of(self), policy)
+            aws.iam.RolePolicyAttachment(f"{name}-managed-{i}", role=role.name, policy_arn=arn, opts=child)
         aws.eks.PodIdentityAssociation(
             f"{name}-association",
             cluster_name=args.cluster_name,

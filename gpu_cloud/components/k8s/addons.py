@@ -44,6 +44,8 @@ __all__ = [
     "ALERTMANAGER_SERVICE_ACCOUNT",
     "AUTOSCALER_SERVICE_ACCOUNT",
     "MONITORING_NAMESPACE",
+    "PROMETHEUS_STORAGE_GIB",
+    "STORAGE_CLASS",
     "SYSTEM_NAMESPACE",
     "GpuAddons",
     "GpuAddonsArgs",
@@ -75,6 +77,14 @@ SYSTEM_NODES = {labels.PURPOSE_LABEL: labels.SYSTEM_PURPOSE}
 ALERTMANAGER_SERVICE_ACCOUNT = "alertmanager"
 """Alertmanager's ServiceAccount in MONITORING_NAMESPACE (chart value ``alertmanager.serviceAccount.name``); an SNS
 receiver's Pod Identity role is associated with it."""
+
+STORAGE_CLASS = "gpucloud-encrypted"
+"""The StorageClass of the layer's volumes: the cloud's SSD block volumes encrypted with the environment's key,
+created in the zone of the first pod that uses them (``WaitForFirstConsumer``: a volume made in another zone than its
+pod could never be attached)."""
+
+PROMETHEUS_STORAGE_GIB = 50
+"""Prometheus' volume: its TSDB survives a restart or a move to another node (the chart's default is an emptyDir)."""
 
 PROMETHEUS_RELEASE = "kube-prometheus-stack"
 """Release name of kube-prometheus-stack; its Prometheus Service is ``<release>-prometheus``."""
@@ -124,6 +134,10 @@ class GpuAddonsArgs:
         alerts: Where Alertmanager sends every alert; None keeps the chart's default (the ``null`` receiver).
         alert_receiver_url: The webhook or Slack receiver's URL (a secret), for receivers that post to one.
         kubernetes_version: The cluster's Kubernetes minor version (AWS: the cluster autoscaler's image).
+        volume_key: The environment's KMS key (AWS: its ARN; Alibaba Cloud: its id) that encrypts the volumes of
+            :data:`STORAGE_CLASS`, Prometheus' among them (on AWS the EBS CSI driver must be installed:
+            components.aws.EbsCsiDriver). None: no StorageClass, and Prometheus keeps the chart's emptyDir (its data
+            lost with its pod); the Kubernetes layer always passes the environment's key.
     """
 
     addons: AddonsSpec
@@ -135,6 +149,7 @@ class GpuAddonsArgs:
     alerts: AlertsSpec | None = None
     alert_receiver_url: pulumi.Input[str] | None = None
     kubernetes_version: str = versions.DEFAULT_KUBERNETES_VERSION
+    volume_key: pulumi.Input[str] | None = None
 
 
 def device_plugin_config(pools: Sequence[GpuNodePoolSpec | SpotGroupSpec]) -> dict[str, str]:
@@ -165,10 +180,10 @@ def _plugin_config(replicas: int | None) -> str:
 class GpuAddons(pulumi.ComponentResource):
     """GPU add-ons of one cluster.
 
-    Children (each only when enabled and not managed by the cloud): Namespace ``monitoring``; Secret
-    ``gpucloud-alert-receiver`` (a URL receiver); Releases ``nvidia-device-plugin`` (AWS),
-    ``aws-efa-k8s-device-plugin`` (AWS, where EFA pools exist), ``dcgm-exporter``, ``kube-prometheus-stack``,
-    ``prometheus-adapter``, ``cluster-autoscaler`` (AWS); PrometheusRule ``gpu-alerts``.
+    Children (each only when enabled and not managed by the cloud): Namespace ``monitoring``; StorageClass
+    :data:`STORAGE_CLASS` (with monitoring); Secret ``gpucloud-alert-receiver`` (a URL receiver); Releases
+    ``nvidia-device-plugin`` (AWS), ``aws-efa-k8s-device-plugin`` (AWS, where EFA pools exist), ``dcgm-exporter``,
+    ``kube-prometheus-stack``, ``prometheus-adapter``, ``cluster-autoscaler`` (AWS); PrometheusRule ``gpu-alerts``.
     """
 
     releases: dict[str, k8s.helm.v3.Release]
@@ -229,12 +244,29 @@ class GpuAddons(pulumi.ComponentResource):
             secret = None
             if alerts is not None and args.alert_receiver_url is not None:
                 secret = self._receiver_secret(name, namespace, args.alert_receiver_url)
+            storage = (
+                None
+                if args.volume_key is None
+                else k8s.storage.v1.StorageClass(
+                    f"{name}-{STORAGE_CLASS}",
+                    metadata=k8s.meta.v1.ObjectMetaArgs(name=STORAGE_CLASS),
+                    provisioner=cloud.disk_provisioner,
+                    parameters={**cloud.disk_parameters, cloud.disk_key_parameter: args.volume_key},
+                    volume_binding_mode="WaitForFirstConsumer",
+                    reclaim_policy="Delete",
+                    allow_volume_expansion=True,
+                    opts=pulumi.ResourceOptions(parent=self),
+                )
+            )
             stack = self._release(
                 name,
                 versions.KUBE_PROMETHEUS_STACK_CHART,
                 namespace,
-                _prometheus_values(_alertmanager_values(alerts, args.region, mounts_secret=secret is not None)),
-                depends_on=None if secret is None else [secret],
+                _prometheus_values(
+                    _alertmanager_values(alerts, args.region, mounts_secret=secret is not None),
+                    persistent=storage is not None,
+                ),
+                depends_on=[r for r in (storage, secret) if r is not None],
             )
             self._release(name, versions.DCGM_EXPORTER_CHART, namespace, _dcgm_values(), depends_on=[stack])
             k8s.apiextensions.CustomResource(
@@ -334,7 +366,7 @@ def _alertmanager_values(alerts: AlertsSpec | None, region: str | None, mounts_s
     return values
 
 
-def _prometheus_values(alertmanager: dict[str, Any]) -> dict[str, Any]:
+def _prometheus_values(alertmanager: dict[str, Any], persistent: bool) -> dict[str, Any]:
     # The stack's Deployments and StatefulSets on the system pool (chart values prometheusOperator.nodeSelector,
     # prometheus.prometheusSpec.nodeSelector, alertmanager.alertmanagerSpec.nodeSelector and the grafana and
     # kube-state-metrics subcharts' nodeSelector); the node exporter DaemonSet stays on every node.
@@ -345,8 +377,12 @@ def _prometheus_values(alertmanager: dict[str, Any]) -> dict[str, Any]:
             "prometheusSpec": {
                 # Select every ServiceMonitor and PrometheusRule, not only those labelled for this release.
                 "serviceMonitorSelectorNilUsesHelmValues": False,
+                "podMonitorSelectorNilUsesHelmValues": False,
                 "ruleSelectorNilUsesHelmValues": False,
                 "nodeSelector": SYSTEM_NODES,
+                # The chart's example of a persistent TSDB (values.yaml prometheus.prometheusSpec.storageSpec,
+                # "Using PersistentVolumeClaim"): the operator makes it the StatefulSet's volumeClaimTemplate.
+                **({"storageSpec": {"volumeClaimTemplate": {"spec": prometheus_volume_claim()}}} if persistent else {}),
             }
         },
         "alertmanager": alertmanager,
@@ -374,6 +410,15 @@ def _prometheus_values(alertmanager: dict[str, Any]) -> dict[str, Any]:
             },
             "dashboards": {"gpu": {"nvidia-dcgm-exporter": dict(versions.GRAFANA_DCGM_DASHBOARD)}},
         },
+    }
+
+
+def prometheus_volume_claim() -> dict[str, Any]:
+    """The PersistentVolumeClaim spec of Prometheus' volume (:data:`STORAGE_CLASS`, :data:`PROMETHEUS_STORAGE_GIB`)."""
+    return {
+        "storageClassName": STORAGE_CLASS,
+        "accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": f"{PROMETHEUS_STORAGE_GIB}Gi"}},
     }
 
 

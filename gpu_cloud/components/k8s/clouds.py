@@ -37,6 +37,9 @@ class CloudProfile:
         zone_maps_annotation: Service annotation listing ``zone:vswitch`` pairs of a new load balancer, if needed.
         limits_load_balancer_clients: An internal load balancer Service names its clients' networks in
             ``loadBalancerSourceRanges``, which the cloud's controller opens the backends to (otherwise to all).
+        disk_provisioner: The CSI driver of the cloud's block volumes (a StorageClass ``provisioner``).
+        disk_parameters: The StorageClass parameters of an encrypted SSD volume, less the key.
+        disk_key_parameter: The StorageClass parameter naming the encryption key.
     """
 
     cloud: Cloud
@@ -54,6 +57,9 @@ class CloudProfile:
     tls_port_annotation: tuple[str, str]
     zone_maps_annotation: str | None
     limits_load_balancer_clients: bool
+    disk_provisioner: str
+    disk_parameters: Mapping[str, str]
+    disk_key_parameter: str
 
 
 _PROFILES = {
@@ -97,6 +103,11 @@ _PROFILES = {
         # group as the NodePort's clients (cloud-provider-aws v1.35.2 pkg/providers/v1/aws.go:2491-2498,
         # aws_loadbalancer.go:1027; aws.md A9).
         limits_load_balancer_clients=True,
+        # The EBS CSI driver (components.aws.EbsCsiDriver): gp3, encrypted with the key in kmsKeyId
+        # (kubernetes-sigs/aws-ebs-csi-driver docs/parameters.md, read 2026-12-03).
+        disk_provisioner="ebs.csi.aws.com",
+        disk_parameters={"type": "gp3", "encrypted": "true"},
+        disk_key_parameter="kmsKeyId",
     ),
     Cloud.ALICLOUD: CloudProfile(
         cloud=Cloud.ALICLOUD,
@@ -134,6 +145,13 @@ _PROFILES = {
         # The NLB reaches the pods through the cluster's security group, which the ACK cluster component governs;
         # how ACK's CCM treats loadBalancerSourceRanges on an NLB was not read, so none is given.
         limits_load_balancer_clients=False,
+        # ACK's disk CSI plug-in (installed with every ACK cluster): ESSD, encrypted with the KMS key in kmsKeyId
+        # (ACK "StorageClass" page: provisioner diskplugin.csi.alibabacloud.com, parameters type, encrypted,
+        # kmsKeyId, and WaitForFirstConsumer for clusters over several zones; alibabacloud.com/help/zh/ack/
+        # ack-managed-and-ack-dedicated/user-guide/storage-class, read 2026-12-03).
+        disk_provisioner="diskplugin.csi.alibabacloud.com",
+        disk_parameters={"type": "cloud_essd", "encrypted": "true"},
+        disk_key_parameter="kmsKeyId",
     ),
 }
 
