@@ -80,7 +80,7 @@ SHARED_POOL = INFERENCE_POOL.model_copy(update={"gpu_time_slicing_replicas": 4, 
 def test_gpu_sharing_adds_the_ack_share_label_and_scales_as_a_shared_gpu_pool() -> None:
     inputs = _pool(SHARED_POOL, sharing=True)
     found = label_map(inputs)
-    assert (found["ack.node.gpu.schedule"], found["team"]) == ("share", "search")
+    assert (found["ack.node.gpu.schedule"], found["team"]) == ("cgpu", "search")
     assert inputs["scalingConfig"]["type"] == "gpushare"
 
 

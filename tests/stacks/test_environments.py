@@ -647,7 +647,7 @@ def test_prod_cn_installs_gpu_sharing_on_its_cluster_before_the_kubernetes_layer
     assert addon.inputs["name"] == "ack-ai-installer"
     assert list(addon.property_dependencies["clusterId"]) == [named("prod-cn", "prod-cn-gpu-cluster").urn]
     assert addon.urn in named("prod-cn", "prod-cn-kubernetes").dependencies
-    assert label_map(named("prod-cn", "prod-cn-inference-pool").inputs)["ack.node.gpu.schedule"] == "share"
+    assert label_map(named("prod-cn", "prod-cn-inference-pool").inputs)["ack.node.gpu.schedule"] == "cgpu"
     names = [a["name"] for a in named("prod-cn", "prod-cn-gpu-cluster").inputs["addons"]]
     assert "ack-ai-installer" not in names
 

@@ -1,11 +1,16 @@
-"""GpuSharing: ACK's shared GPU scheduling component (ack-ai-installer), which pools labelled for sharing need.
+"""GpuSharing: ACK's shared GPU scheduling with GPU memory isolation (cGPU), which pools that share GPUs need.
 
 "By default, the ACK scheduler used by ACK Pro clusters ... schedules exclusive GPU resources. You can use
 ack-ai-installer (gpushare-device-plugin) with the ACK scheduler to implement GPU sharing" (ACK, "ack-ai-installer",
-https://alibabacloud.com/help/en/ack/cloud-native-ai-suite/product-overview/ack-ai-installer, read 2026-12-03): only
-its gpushare-device-plugin advertises ``aliyun.com/gpu-mem`` on nodes labelled ``ack.node.gpu.schedule=share``
-(components.alicloud.node_pool.GPU_SHARE_LABEL; "Labels used by ACK to control GPUs", same date). Without it the
-shared inference pods stay Pending.
+https://alibabacloud.com/help/en/ack/cloud-native-ai-suite/product-overview/ack-ai-installer, read 2026-12-03): its
+gpushare-device-plugin advertises ``aliyun.com/gpu-mem`` on the nodes of a shared pool, and with the node label
+:data:`GPU_SHARE_LABEL` ``ack.node.gpu.schedule=cgpu`` the sharing is "Shared computing power with isolated GPU
+memory, based on Alibaba Cloud's cGPU sharing technology" ("Enable scheduling features", the ACK scheduling label
+table: default, cgpu, core_mem, share, mps; read 2026-12-03). cGPU shows a container only the GPU memory it requested
+(``ALIYUN_COM_GPU_MEM_CONTAINER``, "the GPU memory visible in the container"), so a replica that asks for more cannot
+take its neighbours' memory. The label ``share`` would share the memory too, "not enforce[d] as a hard memory cap"
+("Configure GPU sharing without GPU memory isolation", doc-detail/2523313: only for applications that manage GPU
+memory themselves), which is how a second replica of a model server came to find no memory left (k8s.md W2).
 
 The cluster's ``addons`` list is read only when the cluster is created ("Only works for **Create** Operation, use
 resource cs_kubernetes_addon to manage addons if cluster is created", cs.ManagedKubernetes ``addons`` docstring,
@@ -25,7 +30,10 @@ import pulumi_alicloud as alicloud
 
 from gpu_cloud.components.alicloud._common import child_options
 
-__all__ = ["GPU_SHARING_ADDON", "GpuSharing", "GpuSharingArgs"]
+__all__ = ["GPU_SHARE_LABEL", "GPU_SHARING_ADDON", "GpuSharing", "GpuSharingArgs"]
+
+GPU_SHARE_LABEL = ("ack.node.gpu.schedule", "cgpu")
+"""The node pool label of GPU sharing with isolated GPU memory (cGPU; module docstring)."""
 
 GPU_SHARING_ADDON = "ack-ai-installer"
 """The add-on's name in ACK (the ack-ai-installer page above; cs.KubernetesAddon ``name``)."""

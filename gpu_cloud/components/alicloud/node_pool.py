@@ -15,7 +15,7 @@ from gpu_cloud.components.alicloud._pool import (
     shape_of,
     vswitch_problems,
 )
-from gpu_cloud.components.alicloud.gpu_sharing import GPU_SHARING_ADDON, GpuSharing
+from gpu_cloud.components.alicloud.gpu_sharing import GPU_SHARE_LABEL, GPU_SHARING_ADDON, GpuSharing
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.spec import GpuNodePoolSpec, Problem, pool_problems
 
@@ -24,11 +24,6 @@ __all__ = ["GPU_SHARE_LABEL", "GpuNodePool", "GpuNodePoolArgs"]
 ON_DEMAND = "on-demand"
 """The capacity label's value on on-demand pools (components.labels.CAPACITY_LABEL)."""
 
-GPU_SHARE_LABEL = ("ack.node.gpu.schedule", "share")
-"""ACK GPU sharing with shared compute and memory and no isolation, the counterpart of time-slicing
-(https://www.alibabacloud.com/help/en/container-service-for-kubernetes/latest/labels-used-by-ack-to-control-gpus,
-https://www.alibabacloud.com/help/doc-detail/2523313.html). Needs ACK's ack-ai-installer scheduling component
-(components.alicloud.GpuSharing), which advertises the ``aliyun.com/gpu-mem`` shared pods request."""
 
 
 @dataclass(kw_only=True)

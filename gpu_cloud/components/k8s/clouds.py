@@ -129,7 +129,7 @@ _PROFILES = {
         # "custom cluster roles" (pulumi_alicloud cs KubernetesPermissionPermissionArgs.is_custom), never a group.
         maps_groups=False,
         # ACK GPU sharing: pods request GPU memory in GiB as aliyun.com/gpu-mem on nodes labelled
-        # ack.node.gpu.schedule=share (the node pool's label). alibabacloud.com/help/doc-detail/2523313.html
+        # ack.node.gpu.schedule=cgpu (memory isolated by cGPU: components.alicloud.gpu_sharing).
         shared_gpu_resource="aliyun.com/gpu-mem",
         model_store="oss",
         # ACK CCM 2.5+ creates an NLB for loadBalancerClass alibabacloud.com/nlb; zone-maps is required for a new
