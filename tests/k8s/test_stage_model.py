@@ -19,6 +19,7 @@ from tests.moto_server import moto_server
 BUCKET = "gpucloud-dev-ckpt-123456789012-us-east-1"
 PREFIX = "models/resnet50"
 SAVED_MODEL = ("saved_model.pb", "variables/variables.index", "variables/variables.data-00000-of-00001")
+HF_MODEL = ("config.json", "model.safetensors", "tokenizer.json", "generation_config.json")
 BIN = Path(sys.executable).parent
 
 
@@ -53,11 +54,23 @@ def bucket(endpoint: str) -> str:
     s3.put_object(Bucket=BUCKET, Key="models/broken/3/README", Body=b"not a model")
     s3.put_object(Bucket=BUCKET, Key=f"{PREFIX}/99-export-tmp/saved_model.pb", Body=b"partial")
     s3.put_object(Bucket=BUCKET, Key="models/other/7/saved_model.pb", Body=b"another model")
+    for version in ("3", "4"):
+        for name in HF_MODEL:
+            s3.put_object(Bucket=BUCKET, Key=f"models/qwen/{version}/{name}", Body=f"{version}:{name}".encode())
     return BUCKET
 
 
-def _stage(endpoint: str, bucket: str, base: Path, version: str, prefix: str = PREFIX, wait: bool = False) -> Any:
-    """Run the script to its end (a CompletedProcess), or with ``wait`` start it (a Popen) polling every second."""
+def _stage(
+    endpoint: str,
+    bucket: str,
+    base: Path,
+    version: str,
+    prefix: str = PREFIX,
+    wait: bool = False,
+    **extra: str,
+) -> Any:
+    """Run the script to its end (a CompletedProcess), or with ``wait`` start it (a Popen) polling every second;
+    ``extra`` adds to its environment (MODEL_LAYOUT, MODEL_FORMAT)."""
     env = {
         "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin",
         "HOME": str(base),
@@ -72,6 +85,7 @@ def _stage(endpoint: str, bucket: str, base: Path, version: str, prefix: str = P
         "MODEL_NAME": "resnet",
         "MODEL_BASE_PATH": str(base / "models"),
         "MODEL_WAIT_SECONDS": "1",
+        **extra,
     }
     if wait:
         return subprocess.Popen(
@@ -132,3 +146,16 @@ def test_a_version_that_is_not_a_savedmodel_fails(endpoint, bucket, tmp_path):
     done = _stage(endpoint, bucket, tmp_path, "latest", prefix="models/broken")
     assert done.returncode == 1
     assert "models/broken/3/ is not a SavedModel" in done.stderr
+
+
+def test_a_vllm_model_directory_is_staged_flat_as_the_one_directory_the_server_loads(endpoint, bucket, tmp_path):
+    done = _stage(endpoint, bucket, tmp_path, "latest", "models/qwen", MODEL_LAYOUT="flat", MODEL_FORMAT="huggingface")
+    assert done.returncode == 0, done.stderr
+    assert _layout(tmp_path) == sorted(f"resnet/{n}" for n in HF_MODEL)
+    assert (tmp_path / "models/resnet/config.json").read_text() == "4:config.json"
+
+
+def test_a_savedmodel_is_not_a_model_directory_for_vllm(endpoint, bucket, tmp_path):
+    done = _stage(endpoint, bucket, tmp_path, "latest", MODEL_LAYOUT="flat", MODEL_FORMAT="huggingface")
+    assert done.returncode == 1
+    assert f"{PREFIX}/2/ is not a Hugging Face model directory (no config.json)" in done.stderr

@@ -1,9 +1,12 @@
-# Stage one version of a SavedModel from the environment's bucket into TensorFlow Serving's layout,
-# $MODEL_BASE_PATH/$MODEL_NAME/<version>/, before the server starts (the inference pod's init container).
+# Stage one version of a model from the environment's bucket before the server starts (the inference pod's init
+# container): into TensorFlow Serving's layout, $MODEL_BASE_PATH/$MODEL_NAME/<version>/ (MODEL_LAYOUT=versioned), or
+# as the one model directory $MODEL_BASE_PATH/$MODEL_NAME/ a vLLM server is started on (MODEL_LAYOUT=flat).
 #
 # Environment: MODEL_STORE (s3 or oss), MODEL_BUCKET, MODEL_PREFIX (key prefix of the model; its numeric
 # sub-prefixes are the versions), MODEL_VERSION ("latest" or a version number), MODEL_NAME, MODEL_BASE_PATH;
-# MODEL_WAIT_SECONDS (default 30): how often to look again while no such version exists yet.
+# MODEL_WAIT_SECONDS (default 30): how often to look again while no such version exists yet; MODEL_LAYOUT
+# (versioned, the default, or flat); MODEL_FORMAT: savedmodel (the default: saved_model.pb or .pbtxt), huggingface
+# (config.json, as vLLM loads a model directory) or any.
 # s3: the AWS CLI with the pod's EKS Pod Identity credentials (AWS_REGION from the pod).
 # oss: ossutil 2 with the pod's RRSA credentials (the ack-pod-identity-webhook's ALIBABA_CLOUD_* variables),
 # OSS_REGION and OSS_ENDPOINT; OSSUTIL is the binary to run.
@@ -83,12 +86,34 @@ while [ -z "$version" ]; do
     find_version
 done
 
-target="$MODEL_BASE_PATH/$MODEL_NAME/$version"
+case "${MODEL_LAYOUT:-versioned}" in
+versioned) target="$MODEL_BASE_PATH/$MODEL_NAME/$version" ;;
+flat) target="$MODEL_BASE_PATH/$MODEL_NAME" ;;
+*)
+    echo "stage-model: MODEL_LAYOUT must be versioned or flat (got $MODEL_LAYOUT)" >&2
+    exit 2
+    ;;
+esac
 rm -rf "${MODEL_BASE_PATH:?}/$MODEL_NAME"
 mkdir -p "$target"
 fetch "$version" "$target"
-if [ ! -f "$target/saved_model.pb" ] && [ ! -f "$target/saved_model.pbtxt" ]; then
-    echo "stage-model: $listed$version/ is not a SavedModel (no saved_model.pb)" >&2
-    exit 1
-fi
+case "${MODEL_FORMAT:-savedmodel}" in
+savedmodel)
+    if [ ! -f "$target/saved_model.pb" ] && [ ! -f "$target/saved_model.pbtxt" ]; then
+        echo "stage-model: $listed$version/ is not a SavedModel (no saved_model.pb)" >&2
+        exit 1
+    fi
+    ;;
+huggingface)
+    if [ ! -f "$target/config.json" ]; then
+        echo "stage-model: $listed$version/ is not a Hugging Face model directory (no config.json)" >&2
+        exit 1
+    fi
+    ;;
+any) ;;
+*)
+    echo "stage-model: MODEL_FORMAT must be savedmodel, huggingface or any (got $MODEL_FORMAT)" >&2
+    exit 2
+    ;;
+esac
 echo "stage-model: staged $listed$version/ as $target"
