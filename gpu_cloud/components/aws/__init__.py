@@ -7,6 +7,7 @@ except ModuleNotFoundError as err:
 
     raise missing_extra("aws", "pulumi_aws", err) from None
 
+from gpu_cloud.components.aws import checks as checks  # registers the EKS checks in spec's validation model
 from gpu_cloud.components.aws.cluster import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.aws.deploy_runner import DeployRunner, DeployRunnerArgs
 from gpu_cloud.components.aws.identity import PodIdentityRole, PodIdentityRoleArgs

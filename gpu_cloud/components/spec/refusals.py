@@ -1,8 +1,9 @@
 """Stack config values the clouds would refuse, or that make no sense, refused before anything is declared.
 
-Each check is a function of a validated :class:`~gpu_cloud.components.spec.StackConfig` returning its problems;
-``spec`` registers them with the fields they read, so that they run whenever those fields are valid. Cloud facts
-(regions, zones, CIDR sizes, tag limits, log retention values) come from ``components.cloud_limits``.
+Each check is a function of a validated :class:`~gpu_cloud.components.spec.StackConfig` returning its problems,
+registered in the one validation model (``spec.stack``) with the fields it reads, so that it runs whenever those
+fields are valid; they run in the order declared here. Cloud facts (regions, zones, CIDR sizes, tag limits, log
+retention values) come from ``components.cloud_limits``.
 """
 
 from __future__ import annotations
@@ -10,20 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from ipaddress import IPv4Network
-from typing import TYPE_CHECKING
 
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.cloud_limits import ZONE_SEPARATOR, limits
-
-if TYPE_CHECKING:
-    from gpu_cloud.components.spec import (
-        GpuNodePoolSpec,
-        InferenceServiceSpec,
-        Problem,
-        SpotGroupSpec,
-        StackConfig,
-        SubnetSpec,
-    )
+from gpu_cloud.components.spec.cluster import DEFAULT_SYSTEM_INSTANCE_TYPES, SYSTEM_POOL_NAME
+from gpu_cloud.components.spec.network import SubnetSpec
+from gpu_cloud.components.spec.pools import GpuNodePoolSpec, PoolPurpose, SpotGroupSpec, max_nodes, pool_gpus
+from gpu_cloud.components.spec.problems import Problem
+from gpu_cloud.components.spec.stack import StackConfig, item_check, stack_check
+from gpu_cloud.components.spec.workloads import InferenceServiceSpec
 
 __all__ = [
     "SYSTEM_NAMESPACES",
@@ -55,17 +51,14 @@ _STACK_REFERENCE = re.compile(rf"^(?:{_OWNER}/(?:{_NAME}/)?)?{_NAME}$")
 _ALICLOUD_TAG_URL = re.compile(r"https?://")
 
 
-def _problem(path: str, message: str, value: object) -> Problem:
-    return spec.Problem(path, message, value)
-
-
+@stack_check("cloud", "region", "peering")
 def region_problems(config: StackConfig) -> list[Problem]:
     """A region or peer region that is not a region of the cloud."""
     regions = limits(config.cloud).regions
     found = [("region", config.region)]
     if config.peering is not None:
         found.append(("peering.peerRegion", config.peering.peer_region))
-    return [_problem(path, f"not a region of {config.cloud.value}", r) for path, r in found if r not in regions]
+    return [Problem(path, f"not a region of {config.cloud.value}", r) for path, r in found if r not in regions]
 
 
 def _subnets(config: StackConfig) -> list[tuple[str, bool, SubnetSpec]]:
@@ -79,6 +72,7 @@ def _subnets(config: StackConfig) -> list[tuple[str, bool, SubnetSpec]]:
     return found
 
 
+@stack_check("cloud", "region", "network", "peering")
 def zone_problems(config: StackConfig) -> list[Problem]:
     """A subnet's zone that is not a zone of its region: exactly one of the region's listed zones, or, where no zone
     list was sourced, the region's name and one zone letter (``us-east-1a``, ``cn-hangzhou-h``)."""
@@ -91,28 +85,11 @@ def zone_problems(config: StackConfig) -> list[Problem]:
         if listed is not None:
             if subnet.zone not in listed:
                 problems.append(
-                    _problem(f"{path}.zone", f"not a zone of region {region} ({', '.join(listed)})", subnet.zone)
+                    Problem(f"{path}.zone", f"not a zone of region {region} ({', '.join(listed)})", subnet.zone)
                 )
         elif not re.fullmatch(re.escape(region + separator) + "[a-z]", subnet.zone):
-            problems.append(_problem(f"{path}.zone", f"not a zone of region {region}", subnet.zone))
+            problems.append(Problem(f"{path}.zone", f"not a zone of region {region}", subnet.zone))
     return problems
-
-
-def cidr_problems(config: StackConfig) -> list[Problem]:
-    """VPC and subnet ranges of a size the cloud refuses."""
-    cidr = limits(config.cloud).cidr
-    vpcs: list[tuple[str, IPv4Network]] = [("network.vpcCidr", config.network.vpc_cidr)]
-    vpcs.append(("deploy.runnerVpcCidr", config.deploy.runner_vpc_cidr))
-    if config.peering is not None:
-        vpcs.append(("peering.peerVpcCidr", config.peering.peer_vpc_cidr))
-    subnets = [(f"{path}.cidr", subnet.cidr) for path, _, subnet in _subnets(config)]
-    cloud = config.cloud.value
-    return [
-        _problem(path, f"{cloud} takes a {kind} of /{low} to /{high}", str(network))
-        for kind, (low, high), ranges in (("VPC", cidr.vpc, vpcs), ("subnet", cidr.subnet, subnets))
-        for path, network in ranges
-        if not low <= network.prefixlen <= high
-    ]
 
 
 def _node_groups(config: StackConfig) -> list[tuple[str, tuple[str, ...], int, tuple[str, ...]]]:
@@ -120,8 +97,8 @@ def _node_groups(config: StackConfig) -> list[tuple[str, tuple[str, ...], int, t
     over every zone, each GPU pool over its zones (all when none), and each spot group's spot and on-demand fall-back
     groups over every zone; both of a spot group's groups may be at their maximum at once."""
     every = config.network.zones
-    system = config.cluster.system_instance_types or spec.DEFAULT_SYSTEM_INSTANCE_TYPES[config.cloud]
-    groups = [(spec.SYSTEM_POOL_NAME, system, config.cluster.system_max_size, every)]
+    system = config.cluster.system_instance_types or DEFAULT_SYSTEM_INSTANCE_TYPES[config.cloud]
+    groups = [(SYSTEM_POOL_NAME, system, config.cluster.system_max_size, every)]
     groups += [(p.name, p.instance_types, p.max_size, p.zones or every) for p in config.node_pools]
     for g in config.spot_groups:
         groups.append((f"{g.name} (spot)", g.instance_types, g.max_size, every))
@@ -130,6 +107,7 @@ def _node_groups(config: StackConfig) -> list[tuple[str, tuple[str, ...], int, t
     return groups
 
 
+@stack_check("cloud", "network", "cluster", "node_pools", "spot_groups")
 def subnet_capacity_problems(config: StackConfig) -> list[Problem]:
     """A zone whose private subnets cannot hold the addresses the nodes placed there may take (AWS).
 
@@ -166,33 +144,53 @@ def subnet_capacity_problems(config: StackConfig) -> list[Problem]:
                 f"with their pods ({groups})"
             )
             first, subnet = subnets[0]
-            problems.append(_problem(f"network.privateSubnets.{first}.cidr", message, str(subnet.cidr)))
+            problems.append(Problem(f"network.privateSubnets.{first}.cidr", message, str(subnet.cidr)))
     return problems
 
 
+@stack_check("cloud", "network", "deploy", "peering")
+def cidr_problems(config: StackConfig) -> list[Problem]:
+    """VPC and subnet ranges of a size the cloud refuses."""
+    cidr = limits(config.cloud).cidr
+    vpcs: list[tuple[str, IPv4Network]] = [("network.vpcCidr", config.network.vpc_cidr)]
+    vpcs.append(("deploy.runnerVpcCidr", config.deploy.runner_vpc_cidr))
+    if config.peering is not None:
+        vpcs.append(("peering.peerVpcCidr", config.peering.peer_vpc_cidr))
+    subnets = [(f"{path}.cidr", subnet.cidr) for path, _, subnet in _subnets(config)]
+    cloud = config.cloud.value
+    return [
+        Problem(path, f"{cloud} takes a {kind} of /{low} to /{high}", str(network))
+        for kind, (low, high), ranges in (("VPC", cidr.vpc, vpcs), ("subnet", cidr.subnet, subnets))
+        for path, network in ranges
+        if not low <= network.prefixlen <= high
+    ]
+
+
+@stack_check("cloud", "tags")
 def tag_problems(config: StackConfig) -> list[Problem]:
     """Tags the cloud refuses (too many, too long, a reserved prefix) and tags without a value."""
     tags = limits(config.cloud).tags
     problems = []
     if len(config.tags) > tags.max_tags:
         problems.append(
-            _problem("tags", f"more than the {tags.max_tags} tags {config.cloud.value} allows", len(config.tags))
+            Problem("tags", f"more than the {tags.max_tags} tags {config.cloud.value} allows", len(config.tags))
         )
     for key, value in config.tags.items():
         path = f"tags.{key}"
         for part, text, most in (("key", key, tags.max_key_length), ("value", value, tags.max_value_length)):
             if len(text) > most:
-                problems.append(_problem(path, f"a tag {part} of more than {most} characters", text))
+                problems.append(Problem(path, f"a tag {part} of more than {most} characters", text))
             if text.lower().startswith(tags.reserved_prefixes):
                 reserved = " or ".join(tags.reserved_prefixes)
-                problems.append(_problem(path, f"a tag {part} may not start with {reserved} (reserved)", text))
+                problems.append(Problem(path, f"a tag {part} may not start with {reserved} (reserved)", text))
             if config.cloud is Cloud.ALICLOUD and _ALICLOUD_TAG_URL.search(text):
-                problems.append(_problem(path, f"a tag {part} may not contain http:// or https://", text))
+                problems.append(Problem(path, f"a tag {part} may not contain http:// or https://", text))
         if not value.strip():
-            problems.append(_problem(path, "a tag needs a value", value))
+            problems.append(Problem(path, "a tag needs a value", value))
     return problems
 
 
+@stack_check("cloud", "cluster", "network")
 def log_retention_problems(config: StackConfig) -> list[Problem]:
     """Log retention periods the cloud's log service does not accept (CloudWatch Logs takes a fixed set)."""
     accepted = limits(config.cloud).log_retention_days
@@ -203,9 +201,10 @@ def log_retention_problems(config: StackConfig) -> list[Problem]:
         ("network.flowLogRetentionDays", config.network.flow_log_retention_days),
     ]
     message = f"not a retention period CloudWatch Logs accepts ({', '.join(map(str, accepted))})"
-    return [_problem(path, message, days) for path, days in found if days not in accepted]
+    return [Problem(path, message, days) for path, days in found if days not in accepted]
 
 
+@stack_check("deploy", "peering", "kms")
 def stack_reference_problems(config: StackConfig) -> list[Problem]:
     """Names of other stacks that Pulumi would refuse as a stack reference."""
     found = [("deploy.runnerStack", config.deploy.runner_stack)]
@@ -214,7 +213,7 @@ def stack_reference_problems(config: StackConfig) -> list[Problem]:
     if config.kms.alicloud_kms_instance_stack is not None:
         found.append(("kms.alicloudKmsInstanceStack", config.kms.alicloud_kms_instance_stack))
     message = "not a stack name Pulumi accepts ([<owner>/[<project>/]]<stack>; letters, digits, '_', '.', '-')"
-    return [_problem(path, message, name) for path, name in found if not _STACK_REFERENCE.match(name)]
+    return [Problem(path, message, name) for path, name in found if not _STACK_REFERENCE.match(name)]
 
 
 def _repeats(path: str, names: Iterable[str], what: str) -> list[Problem]:
@@ -222,11 +221,12 @@ def _repeats(path: str, names: Iterable[str], what: str) -> list[Problem]:
     problems = []
     for i, name in enumerate(names):
         if name in seen:
-            problems.append(_problem(f"{path}.{i}", f"{what} listed twice", name))
+            problems.append(Problem(f"{path}.{i}", f"{what} listed twice", name))
         seen.add(name)
     return problems
 
 
+@stack_check("node_pools", "spot_groups", "access", "inference")
 def duplicate_problems(config: StackConfig) -> list[Problem]:
     """One instance type twice in a pool or spot group (no diversity), one GPU namespace twice, two inference
     services of one name (their Kubernetes objects would collide)."""
@@ -238,42 +238,40 @@ def duplicate_problems(config: StackConfig) -> list[Problem]:
     problems += _repeats("access.gpuNamespaces", config.access.gpu_namespaces, "a namespace")
     names = [service.name for service in config.inference]
     return problems + [
-        _problem(f"inference.{i}.name", "already used by another inference service", name)
+        Problem(f"inference.{i}.name", "already used by another inference service", name)
         for i, name in enumerate(names)
         if name in names[:i]
     ]
 
 
+@stack_check("access")
 def namespace_problems(config: StackConfig) -> list[Problem]:
     """System namespaces given as GPU namespaces (gpu-admin would administer pods there)."""
     return [
-        _problem(f"access.gpuNamespaces.{i}", "a system namespace, not a GPU namespace", name)
+        Problem(f"access.gpuNamespaces.{i}", "a system namespace, not a GPU namespace", name)
         for i, name in enumerate(config.access.gpu_namespaces)
         if name.startswith("kube-") or name in SYSTEM_NAMESPACES
     ]
 
 
+@item_check("inference", "cloud", "node_pools", "spot_groups")
 def inference_capacity_problems(config: StackConfig, path: str, service: InferenceServiceSpec) -> list[Problem]:
     """A replica asking for more GPUs than a node of its pool has, or more replicas at minimum than the pool holds at
     its largest."""
     pools: dict[str, GpuNodePoolSpec | SpotGroupSpec] = {p.name: p for p in config.node_pools}
     pools |= {g.name: g for g in config.spot_groups}
     pool = pools.get(service.pool)
-    gpus = 0 if pool is None else spec.pool_gpus(config.cloud, pool)
-    if pool is None or pool.purpose is not spec.PoolPurpose.INFERENCE or gpus == 0:
+    gpus = 0 if pool is None else pool_gpus(config.cloud, pool)
+    if pool is None or pool.purpose is not PoolPurpose.INFERENCE or gpus == 0:
         return []  # an unknown or training pool, or an unknown instance type, is reported by its own check
-    shares = pool.gpu_time_slicing_replicas if isinstance(pool, spec.GpuNodePoolSpec) else None
+    shares = pool.gpu_time_slicing_replicas if isinstance(pool, GpuNodePoolSpec) else None
     per_node = gpus * (shares or 1)
     if service.gpus_per_replica > per_node:
         message = f"more than the {per_node} GPUs a node of pool {service.pool} offers"
-        return [_problem(f"{path}.gpusPerReplica", message, service.gpus_per_replica)]
-    nodes = spec.max_nodes(pool)
+        return [Problem(f"{path}.gpusPerReplica", message, service.gpus_per_replica)]
+    nodes = max_nodes(pool)
     most = per_node // service.gpus_per_replica * nodes
     if service.min_replicas > most:
         message = f"more replicas than the {nodes} nodes of pool {service.pool} hold ({most})"
-        return [_problem(f"{path}.minReplicas", message, service.min_replicas)]
+        return [Problem(f"{path}.minReplicas", message, service.min_replicas)]
     return []
-
-
-# Last: spec imports this module at its end to register the checks above, whichever of the two is imported first.
-from gpu_cloud.components import spec  # noqa: E402
