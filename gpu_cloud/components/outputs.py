@@ -1,14 +1,19 @@
 """The stack outputs every environment exports under the same names, whatever its cloud."""
 
+from __future__ import annotations
+
 from collections.abc import Sequence
+from typing import Any
 
 import pulumi
 
 from gpu_cloud.components import labels
 from gpu_cloud.components.spec import StackConfig
 
+__all__ = ["common_outputs", "node_pool_names"]
 
-def export_common(
+
+def common_outputs(
     config: StackConfig,
     *,
     kms_key_id: pulumi.Input[str],
@@ -22,25 +27,28 @@ def export_common(
     node_pool_names: Sequence[pulumi.Input[str]],
     gpu_admin_role_arn: pulumi.Input[str],
     gpu_user_role_arn: pulumi.Input[str] | None,
-) -> None:
-    """Export environment, region, kmsKeyId, kmsKeyArn, vpcId, privateSubnetIds (vswitches on Alibaba Cloud),
+) -> dict[str, Any]:
+    """environment, region, kmsKeyId, kmsKeyArn, vpcId, privateSubnetIds (vswitches on Alibaba Cloud),
     privateRouteTableIds (what a stack that peers with this one reads through peering.peerStack), clusterName,
     clusterEndpoint, kubeconfig (secret), nodePoolNames, gpuAdminRoleArn and gpuUserRoleArn (when there are users).
-    checkpointBucket, peeringConnectionId and peerVpcId are exported where those exist."""
-    pulumi.export("environment", config.environment)
-    pulumi.export("region", config.region)
-    pulumi.export("kmsKeyId", kms_key_id)
-    pulumi.export("kmsKeyArn", kms_key_arn)
-    pulumi.export("vpcId", vpc_id)
-    pulumi.export("privateSubnetIds", list(private_subnet_ids))
-    pulumi.export("privateRouteTableIds", list(private_route_table_ids))
-    pulumi.export("clusterName", cluster_name)
-    pulumi.export("clusterEndpoint", cluster_endpoint)
-    pulumi.export("kubeconfig", pulumi.Output.secret(kubeconfig))
-    pulumi.export("nodePoolNames", list(node_pool_names))
-    pulumi.export("gpuAdminRoleArn", gpu_admin_role_arn)
+    Each environment adds checkpointBucket, peeringConnectionId and peerVpcId where those exist."""
+    outputs: dict[str, Any] = {
+        "environment": config.environment,
+        "region": config.region,
+        "kmsKeyId": kms_key_id,
+        "kmsKeyArn": kms_key_arn,
+        "vpcId": vpc_id,
+        "privateSubnetIds": list(private_subnet_ids),
+        "privateRouteTableIds": list(private_route_table_ids),
+        "clusterName": cluster_name,
+        "clusterEndpoint": cluster_endpoint,
+        "kubeconfig": pulumi.Output.secret(kubeconfig),
+        "nodePoolNames": list(node_pool_names),
+        "gpuAdminRoleArn": gpu_admin_role_arn,
+    }
     if gpu_user_role_arn is not None:
-        pulumi.export("gpuUserRoleArn", gpu_user_role_arn)
+        outputs["gpuUserRoleArn"] = gpu_user_role_arn
+    return outputs
 
 
 def node_pool_names(config: StackConfig, system: str) -> list[str]:
