@@ -12,8 +12,9 @@ from gpu_cloud.components.spec import Cloud, load_stack_config
 
 config = load_stack_config()  # after the imports above: the cloud packages register their checks of the config
 env: eks.GpuEnvironment | ack.GpuEnvironment
-runner_vpc_id, runner_tables = references.runner(config)
-peer_vpc_id, peer_tables = references.peer(config)
+other_stacks = references.StackReferences()
+runner_vpc_id, runner_tables = other_stacks.runner(config)
+peer_vpc_id, peer_tables = other_stacks.peer(config)
 peer_region = config.peering.peer_region if config.peering is not None else None
 if config.cloud is Cloud.AWS:
     tags = aws.ProviderDefaultTagsArgs(tags=config.tags)
@@ -40,7 +41,7 @@ else:
             peer_provider=alicloud.Provider("alicloud-peer", region=peer_region) if peer_region else None,
             peer_vpc_id=peer_vpc_id,
             peer_route_table_id=peer_tables[0] if peer_tables else None,
-            kms_instance_id=references.kms_instance(config),
+            kms_instance_id=other_stacks.kms_instance(config),
         ),
         opts=pulumi.ResourceOptions(provider=alicloud.Provider("alicloud", region=config.region)),
     )
