@@ -90,9 +90,13 @@ def test_given_config_overrides_defaults() -> None:
         ("g4dn.xlarge", True),
         ("g5g.2xlarge", True),
         ("gr6.4xlarge", True),
+        ("g7e.12xlarge", True),
+        ("p6e-gb200.36xlarge", True),
+        ("p2.xlarge", True),  # previous generation, NVIDIA K80
+        ("P5.48XLARGE", True),
         ("g4ad.xlarge", False),  # AMD GPU
         ("m5.large", False),
-        ("p2.xlarge", False),  # not in the supported NVIDIA families
+        ("inf2.xlarge", False),  # AWS Inferentia, no GPU
     ],
 )
 def test_aws_gpu_families(instance_type: str, gpu: bool) -> None:
