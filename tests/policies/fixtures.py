@@ -136,6 +136,51 @@ COMPLIANT: dict[str, dict[str, Any]] = {
         "ciphers": ["TLS_AES_128_GCM_SHA256"],
         "tags": REQUIRED_TAGS,
     },
+    "alicloud:nlb/loadBalancer:LoadBalancer": {
+        "addressType": "Intranet",
+        "loadBalancerType": "Network",
+        "vpcId": "vpc-1",
+        "tags": REQUIRED_TAGS,
+    },
+    "alicloud:slb/listener:Listener": {
+        "loadBalancerId": "lb-1",
+        "protocol": "https",
+        "frontendPort": 443,
+        "tlsCipherPolicy": "tls-tls13only",
+    },
+    "alicloud:slb/tlsCipherPolicy:TlsCipherPolicy": {
+        "tlsCipherPolicyName": "tls13",
+        "tlsVersions": ["TLSv1.3"],
+        "ciphers": ["TLS_AES_128_GCM_SHA256"],
+    },
+    "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment": {
+        "roleName": "gpu-user",
+        "policyName": "AliyunOSSReadOnlyAccess",
+        "policyType": "System",
+    },
+    "alicloud:ram/userPolicyAttachment:UserPolicyAttachment": {
+        "userName": "ci",
+        "policyName": "AliyunOSSReadOnlyAccess",
+        "policyType": "System",
+    },
+    "alicloud:ram/groupPolicyAttachment:GroupPolicyAttachment": {
+        "groupName": "ops",
+        "policyName": "AliyunOSSReadOnlyAccess",
+        "policyType": "System",
+    },
+    "alicloud:cs/kubernetesPermission:KubernetesPermission": {
+        "uid": "2345678901234567",
+        "permissions": [
+            {"cluster": "c-1", "roleName": "gpu-admin", "roleType": "cluster", "isCustom": True, "isRamRole": True},
+            {"cluster": "c-1", "roleName": "dev", "roleType": "namespace", "namespace": "gpu-training"},
+        ],
+    },
+    "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": {
+        "clusterName": "gpu",
+        "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy",
+        "principalArn": "arn:aws:iam::123456789012:role/ml-researcher",
+        "accessScope": {"type": "cluster"},
+    },
     "alicloud:slb/applicationLoadBalancer:ApplicationLoadBalancer": {
         "addressType": "intranet",
         "tags": REQUIRED_TAGS,
