@@ -207,6 +207,30 @@ COMPLIANT: dict[str, dict[str, Any]] = {
         "metadata": {"name": "web"},
         "spec": {"type": "ClusterIP", "ports": [{"port": 80}]},
     },
+    "kubernetes:apps/v1:Deployment": {
+        "metadata": {"name": "server"},
+        "spec": {
+            "replicas": 2,
+            "template": {
+                "spec": {
+                    "nodeSelector": {"gpucloud.io/pool": "inference"},
+                    "priorityClassName": "gpu-standard",
+                    "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                    "containers": [{"name": "server", "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
+                }
+            },
+        },
+    },
+    "kubernetes:helm.sh/v3:Release": {
+        "chart": "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+        "values": {"gpuResourcesEnabledOverride": True, "kubeletPlugin": {"nodeSelector": {"gpu-allocator": "dra"}}},
+    },
+    "aws:autoscaling/group:Group": {
+        "name": "gpu-asg",
+        "launchTemplate": {"name": "gpu-lt", "version": "1"},
+        "minSize": 0,
+        "maxSize": 2,
+    },
     "kubernetes:rbac.authorization.k8s.io/v1:Role": {
         "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]}],
     },
