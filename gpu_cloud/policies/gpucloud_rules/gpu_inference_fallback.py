@@ -18,7 +18,7 @@ from typing import Final
 
 from .gpu_fleet import AWS_LAUNCH_TEMPLATE, POOL_TYPES, SERVING_KINDS, Capacity, in_stacks, pod_templates, pools
 from .protect_stateful import DEFAULT_PROTECTED_STACKS
-from .rule import Config, Stack, StackResource, StackRule
+from .rule import Config, Stack, StackResource, StackRule, string_list
 
 __all__ = ["DEFAULT_CRITICAL_PRIORITY_CLASSES", "RULE", "check"]
 
@@ -56,17 +56,10 @@ RULE = StackRule(
     resource_types=frozenset({*POOL_TYPES, AWS_LAUNCH_TEMPLATE, *SERVING_KINDS}),
     check=check,
     config={
-        "prodStacks": {
-            "type": "array",
-            "items": {"type": "string"},
-            "default": DEFAULT_PROTECTED_STACKS,
-            "description": "Stacks whose GPU inference is all latency-critical.",
-        },
-        "criticalPriorityClasses": {
-            "type": "array",
-            "items": {"type": "string"},
-            "default": DEFAULT_CRITICAL_PRIORITY_CLASSES,
-            "description": "Priority classes that mark a GPU serving workload latency-critical in any stack.",
-        },
+        "prodStacks": string_list(DEFAULT_PROTECTED_STACKS, "Stacks whose GPU inference is all latency-critical."),
+        "criticalPriorityClasses": string_list(
+            DEFAULT_CRITICAL_PRIORITY_CLASSES,
+            "Priority classes that mark a GPU serving workload latency-critical in any stack.",
+        ),
     },
 )

@@ -39,7 +39,7 @@ from .gpu_fleet import (
 )
 from .helm import RELEASE_TYPES, chart_name
 from .protect_stateful import DEFAULT_PROTECTED_STACKS
-from .rule import Config, Stack, StackResource, StackRule
+from .rule import Config, Stack, StackResource, StackRule, string_list
 from .values import Undecided, as_object, as_text, entries, is_unknown
 
 __all__ = ["RULE", "check", "sharing_without_isolation"]
@@ -120,12 +120,5 @@ RULE = StackRule(
     level="advisory",
     resource_types=frozenset({*POOL_TYPES, AWS_LAUNCH_TEMPLATE, *SERVING_KINDS, *RELEASE_TYPES}),
     check=check,
-    config={
-        "prodStacks": {
-            "type": "array",
-            "items": {"type": "string"},
-            "default": DEFAULT_PROTECTED_STACKS,
-            "description": "Stacks whose GPU inference is production inference.",
-        }
-    },
+    config={"prodStacks": string_list(DEFAULT_PROTECTED_STACKS, "Stacks whose GPU inference is production inference.")},
 )
