@@ -507,6 +507,8 @@ CASES = [
     Case("svc-lbc-ports-trimmed", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-ports": " 443 , https "})),
     Case("svc-lbc-star-refused", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-ports": "*"}), {TLS: M}),
     Case("svc-lbc-every-port", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-ports": None})),
+    Case("svc-lbc-ports-unknown", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-ports": UNKNOWN}), {TLS: M}),
+    Case("svc-lbc-cert-unknown", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-cert": UNKNOWN})),
     Case("svc-lbc-default-policy", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-negotiation-policy": None}), {TLS: M}),
     Case("svc-lbc-no-cert", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-cert": " , "}), {TLS: M}),
     # ACK's controller, CLB (no class): https in lower case only, no tcpssl; the custom policy is checked on its own.
@@ -897,6 +899,7 @@ UNDECIDED = {
     "svc-tls-port-unknown",
     "nlb-policy-versions-unknown",
     "ram-attach-admin-role-unknown",
+    "svc-lbc-ports-unknown",
     "eks-access-cluster-admin-principal-unknown",
 }
 # Known but malformed values: could not decide, and saying why, not "unknown during preview".

@@ -153,8 +153,8 @@ def _load_balancer_controller(service: LoadBalancerService, config: Config) -> s
     # name or number -- "*" included -- is an error, so no load balancer is built (validateTLSPortsSet, :269-292). The
     # policy is ssl-negotiation-policy, or the controller's --default-ssl-policy, ELBSecurityPolicy-2016-08 unless the
     # controller is started otherwise (:250-256; pkg/config/controller_config.go:49).
-    certificates = _comma_list(service.annotations.get(AWS_CERT), AWS_CERT)
-    listed = _comma_list(service.annotations.get(AWS_PORTS), AWS_PORTS)
+    certificates = _comma_list(service.annotations.get(AWS_CERT), AWS_CERT, reference=True)
+    listed = _comma_list(service.annotations.get(AWS_PORTS), AWS_PORTS, reference=False)
     ports = _ports(service)
     known = {port.name for port in ports} | {port.number for port in ports}
     unused = [item for item in listed or () if item not in known]
@@ -179,12 +179,12 @@ _GO_INTEGER = re.compile(r"^[+-]?[0-9]+$")
 """What Go's strconv.Atoi reads as a number (the in-tree controller's ssl-ports numbers)."""
 
 
-def _comma_list(value: object, name: str) -> list[str] | None:
+def _comma_list(value: object, name: str, reference: bool) -> list[str] | None:
     """The LBC's reading of a list annotation: split at ",", trimmed, empties dropped; None if absent. An unknown value
-    counts as one non-empty entry (a reference, such as a certificate ARN)."""
+    counts as one entry when the entries are references (certificate ARNs), else it is `Undecided`."""
     if value is None:
         return None
-    if is_unknown(value):
+    if is_unknown(value) and reference:
         return [str(value)]
     text = as_text(value, f"metadata.annotations[{name}]") or ""
     return [part.strip() for part in text.split(",") if part.strip()]
