@@ -34,7 +34,7 @@ class RecordedResource:
         retain_on_delete: The retainOnDelete option.
         delete_before_replace: The deleteBeforeReplace option.
         replace_on_changes: The replaceOnChanges option (property paths).
-        aliases: Alias URNs or specs, as strings.
+        aliases: The URNs the resource's aliases name (alias specs collapsed as the engine does).
     """
 
     urn: str
