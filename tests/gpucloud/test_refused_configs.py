@@ -255,6 +255,7 @@ def test_a_zone_counts_every_subnet_it_has(project: Path, capsys: pytest.Capture
         subnets.append({"zone": "us-east-1a", "cidr": "10.10.0.128/25"})
         c["spotGroups"][0]["maxSize"] = 2
         c["spotGroups"][0]["fallbackMaxSize"] = 2
+        c["inference"][0]["maxReplicas"] = 2  # what the smaller group holds
         c["cluster"] = {"systemMaxSize": 2}
 
     # Two /25 subnets in us-east-1a: 2 x (128 - 5) = 246 addresses; the nodes there may take 6 x 60 = 360.
@@ -293,8 +294,14 @@ def test_a_spot_group_diversified_by_one_type_twice(project: Path, capsys: pytes
     ]
 
 
+def _resnet_only(c: dict[str, Any]) -> None:
+    """prod's inference without its llm service, so the pool's capacity at maxReplicas stays out of the case."""
+    c["inference"] = [s for s in c["inference"] if s["name"] == "resnet"]
+
+
 def test_more_gpus_per_replica_than_a_node_has(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     def mutate(c: dict[str, Any]) -> None:
+        _resnet_only(c)
         c["inference"][0]["gpusPerReplica"] = 2
 
     assert refused(project, capsys, "prod", mutate) == [
@@ -304,15 +311,19 @@ def test_more_gpus_per_replica_than_a_node_has(project: Path, capsys: pytest.Cap
 
 def test_more_replicas_at_minimum_than_the_pool_holds(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     def mutate(c: dict[str, Any]) -> None:
+        _resnet_only(c)
         c["inference"][0]["minReplicas"] = c["inference"][0]["maxReplicas"] = 17
 
     assert refused(project, capsys, "prod", mutate) == [
-        "gpu-cloud:inference.0.minReplicas: more replicas than the 16 nodes of pool inference-a10g hold (16) (got 17)"
+        "gpu-cloud:inference.0.maxReplicas: at maxReplicas the services of pool 'inference-a10g' (resnet) need 17 GPUs; "
+        "it holds 16 (got 17)",
+        "gpu-cloud:inference.0.minReplicas: more replicas than the 16 nodes of pool inference-a10g hold (16) (got 17)",
     ]
 
 
 def test_two_inference_services_of_one_name(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     def mutate(c: dict[str, Any]) -> None:
+        _resnet_only(c)
         c["inference"].append(dict(c["inference"][0], minReplicas=1))
 
     assert refused(project, capsys, "prod", mutate) == [

@@ -15,6 +15,7 @@ from gpu_cloud.components.spec import (
     ConfigError,
     GpuNodePoolSpec,
     InferenceServiceSpec,
+    ModelServer,
     PoolPurpose,
     SpotGroupSpec,
 )
@@ -116,7 +117,12 @@ def spot_group(**changes: Any) -> SpotGroupSpec:
 
 
 def service(**changes: Any) -> InferenceServiceSpec:
-    fields: dict[str, Any] = {"name": "resnet", "pool": "inference-a10g", "model_source": "models/resnet"}
+    fields: dict[str, Any] = {
+        "name": "resnet",
+        "pool": "inference-a10g",
+        "model_source": "models/resnet",
+        "server": ModelServer.TENSORFLOW_SERVING,
+    }
     return InferenceServiceSpec(**(fields | changes))
 
 

@@ -43,18 +43,23 @@ class Hpa:
 
     min_replicas: int
     max_replicas: int
-    target: float
+    targets: tuple[float, ...]
+    """One per metric of the HPA, in its order."""
     replicas: int = 0
     recommendations: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.replicas = self.replicas or self.min_replicas
 
-    def sync(self, value: float) -> int:
-        """Take one metric value; return the replicas the HPA sets."""
-        ratio = value / self.target
-        recommended = self.replicas if abs(ratio - 1) <= TOLERANCE else math.ceil(self.replicas * ratio)
-        recommended = max(self.min_replicas, min(self.max_replicas, recommended))
+    def sync(self, *values: float) -> int:
+        """Take one value per metric; return the replicas the HPA sets (with several metrics, the most any of them
+        proposes: "Algorithm details", multiple metrics)."""
+        assert len(values) == len(self.targets)
+        proposals = []
+        for value, target in zip(values, self.targets, strict=True):
+            ratio = value / target
+            proposals.append(self.replicas if abs(ratio - 1) <= TOLERANCE else math.ceil(self.replicas * ratio))
+        recommended = max(self.min_replicas, min(self.max_replicas, max(proposals)))
         self.recommendations.append(recommended)
         if recommended < self.replicas:
             recommended = max(self.recommendations[-STABILIZATION_MINUTES:])
@@ -127,19 +132,26 @@ class Run:
     checks: list[tuple[int, str, list[dict[str, Any]]]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class PodsMetric:
+    """One Pods metric of an HPA: ``query(pods)`` is the adapter's expanded query for those pods; ``value_of`` turns
+    one pod's series values (by series name) into the value promtool must return for it."""
+
+    query: Callable[[list[str]], str]
+    value_of: Callable[[dict[str, float]], float]
+
+
 def simulate_pods(
     hpa: Hpa,
     load: Sequence[float],
     per_pod: Callable[[float, int], dict[str, float]],
-    metric_query: Callable[[list[str]], str],
-    value_of: Callable[[dict[str, float]], float],
+    metrics: Sequence[PodsMetric],
     pod_prefix: str,
     namespace: str = "gpu-inference",
     decimals: int = 6,
 ) -> tuple[Run, list[Series]]:
-    """Drive ``hpa`` with a Pods metric over ``load`` (one value a minute): ``per_pod(load, replicas)`` gives each
-    series' value (by metric name) on every replica; ``metric_query(pods)`` is the adapter's query for those pods;
-    ``value_of`` turns one pod's series values into the value promtool must return for it."""
+    """Drive ``hpa`` with its Pods ``metrics`` over ``load`` (one value a minute): ``per_pod(load, replicas)``,
+    called once a minute in order, gives each series' value (by series name) on every replica."""
     minutes = len(load)
     history: dict[tuple[str, str], list[float | None]] = {}
     run = Run()
@@ -149,16 +161,13 @@ def simulate_pods(
         for pod in pods:
             for name, value in values.items():
                 history.setdefault((pod, name), [None] * minutes)[minute] = round(value, decimals)
-        expected = round(value_of(values), decimals)
-        run.checks.append(
-            (
-                minute,
-                metric_query(pods),
-                [{"labels": f'{{pod="{pod}"}}', "value": expected} for pod in pods],
+        expected = [round(m.value_of(values), decimals) for m in metrics]
+        for metric, value in zip(metrics, expected, strict=True):
+            run.checks.append(
+                (minute, metric.query(pods), [{"labels": f'{{pod="{pod}"}}', "value": value} for pod in pods])
             )
-        )
         run.replicas.append(hpa.replicas)
-        hpa.sync(expected)
+        hpa.sync(*expected)
     series = [
         Series(name, {"namespace": namespace, "pod": pod, "container": "server"}, values)
         for (pod, name), values in history.items()

@@ -141,15 +141,17 @@ def test_grafana_gets_the_dcgm_dashboard_and_prometheus_selects_every_monitor():
     assert values["kube-state-metrics"]["metricLabelsAllowlist"] == [f"nodes=[{labels.POOL_LABEL}]"]
 
 
-def test_adapter_exposes_gpu_utilization_and_memory_ratio_as_pod_metrics():
+def test_adapter_exposes_vllm_requests_gpu_utilization_and_memory_ratio_as_pod_metrics():
     values = _values(_plan(_aws()), "prometheus-adapter")
     assert values["prometheus"] == {"url": "http://kube-prometheus-stack-prometheus.monitoring.svc", "port": 9090}
     rules = values["rules"]["custom"]
     assert [(r["seriesQuery"], r["name"]["as"]) for r in rules] == [
+        ('vllm:num_requests_running{namespace!="",pod!=""}', "vllm_requests_running"),
+        ('vllm:num_requests_waiting{namespace!="",pod!=""}', "vllm_requests_waiting"),
         ('DCGM_FI_DEV_GPU_UTIL{namespace!="",pod!=""}', "gpu_utilization"),
         ('DCGM_FI_DEV_FB_USED{namespace!="",pod!=""}', "gpu_memory_utilization"),
     ]
-    assert "DCGM_FI_DEV_FB_FREE" in rules[1]["metricsQuery"]
+    assert "DCGM_FI_DEV_FB_FREE" in rules[3]["metricsQuery"]
     assert all(r["resources"]["overrides"]["pod"] == {"resource": "pod"} for r in rules)
 
 

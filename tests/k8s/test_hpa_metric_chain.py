@@ -8,7 +8,8 @@ Build for custom rules, ``namespace="<ns>",pod=~"<a>|<b>"`` and group by ``pod``
 ones, the HPA's selector and no namespace with ``namespaced: false``), is evaluated by promtool over series shaped
 as dcgm-exporter 4.5.2-4.8.1 writes them (counters from its default-counters.csv, vendored in data/; the
 Kubernetes mapping's ``pod``/``namespace``/``container`` labels, internal/pkg/transformation/const.go and
-kubernetes.go), and must give the GPU memory utilisation of exactly the service's pods, or pool.
+kubernetes.go), and must give the GPU signal of exactly the service's pods, or pool; vLLM's waiting requests come
+from its own ``/metrics`` through the PodMonitor, per pod on any pool.
 
 Which of the two a service may use follows from the exporter's pod mapping (data/dcgm-exporter-4.5.2-4.8.1-pod-
 mapping.json, cited there): only GPUs a pod got as ``nvidia.com/gpu``, a ``nvidia.com/mig-`` resource or a name in
@@ -29,8 +30,8 @@ import pytest
 import yaml
 
 from gpu_cloud.components.k8s import GpuAddons, GpuAddonsArgs, InferenceService, InferenceServiceArgs
-from gpu_cloud.components.k8s.monitoring import POOL_SERIES_LABEL
-from gpu_cloud.components.spec import AddonsSpec, Cloud, GpuMetric
+from gpu_cloud.components.k8s.monitoring import POOL_SERIES_LABEL, REQUEST_METRICS
+from gpu_cloud.components.spec import AddonsSpec, Cloud, GpuMetric, InferenceServiceSpec, ModelServer
 from tests.k8s.conftest import inference_pool, one, run, service
 
 COUNTERS = Path(__file__).parent / "data" / "dcgm-exporter-4.5.2-4.8.1-default-counters.csv"
@@ -102,6 +103,16 @@ def _exporter_env(cloud: Cloud) -> list[dict[str, Any]]:
     return env
 
 
+def _serving(metric: GpuMetric) -> InferenceServiceSpec:
+    """A service that may scale on ``metric``: GPU memory only for a custom server (TensorFlow Serving and vLLM
+    reserve theirs when they start), waiting requests only for vLLM."""
+    if metric is GpuMetric.MEMORY:
+        return service(metric=metric, server=ModelServer.CUSTOM, image="example/server:1", probe_path="/ready")
+    if metric is GpuMetric.REQUESTS:
+        return service(metric=metric, server=ModelServer.VLLM)
+    return service(metric=metric)
+
+
 def _service_plan(metric: GpuMetric, shared: bool) -> Any:
     cloud = Cloud.ALICLOUD if shared else Cloud.AWS
     pool = (
@@ -110,7 +121,7 @@ def _service_plan(metric: GpuMetric, shared: bool) -> Any:
         else inference_pool()
     )
     args = InferenceServiceArgs(
-        service=service(metric=metric),
+        service=_serving(metric),
         pool=pool,
         cloud=cloud,
         model_bucket="b",
@@ -126,7 +137,7 @@ def _hpa_metric(metric: GpuMetric, shared: bool) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("shared", [False, True])
-@pytest.mark.parametrize("metric", list(GpuMetric))
+@pytest.mark.parametrize("metric", [GpuMetric.MEMORY, GpuMetric.UTILIZATION])
 def test_a_pods_metric_only_where_the_exporter_maps_the_pods_gpus_to_them(metric: GpuMetric, shared: bool) -> None:
     """The HPA follows its own pods only if every GPU resource its pods request is one the exporter maps to pods;
     otherwise it follows the pool (ACK's shared aliyun.com/gpu-mem: the exporter skips it)."""
@@ -170,24 +181,7 @@ def _input_series() -> list[dict[str, str]]:
 
 def _evaluate(tmp_path: Path, tests: list[dict[str, Any]]) -> None:
     """Run promtool over the input series with ``tests`` (expr, exp_samples); fail with its output."""
-    (tmp_path / "empty.yaml").write_text("groups: []\n")
-    spec = {
-        "rule_files": ["empty.yaml"],
-        "evaluation_interval": "1m",
-        "tests": [
-            {
-                "interval": "1m",
-                "input_series": _input_series(),
-                "promql_expr_test": [{"eval_time": "2m", **t} for t in tests],
-            }
-        ],
-    }
-    (tmp_path / "chain.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
-    assert PROMTOOL is not None
-    done = subprocess.run(
-        [PROMTOOL, "test", "rules", "chain.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    _promtool(tmp_path, _input_series(), tests)
 
 
 def _expand(query: str, series: str, matchers: str, group_by: str) -> str:
@@ -258,3 +252,78 @@ def test_an_hpa_on_shared_gpus_gets_its_pools_gpu_signal(tmp_path: Path, metric:
     _evaluate(
         tmp_path, [{"expr": query, "exp_samples": [{"labels": f'{{{label}="{pool}"}}', "value": float(expected)}]}]
     )
+
+
+def _hpa_metrics(metric: GpuMetric, shared: bool) -> list[dict[str, Any]]:
+    return [dict(m) for m in one(_service_plan(metric, shared), "resnet-hpa").inputs["spec"]["metrics"]]
+
+
+@needs_promtool
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_vllm_hpa_gets_its_own_pods_running_and_waiting_requests(tmp_path: Path, shared: bool) -> None:
+    """vLLM's requests are the server's own gauges, scraped per pod by the service's PodMonitor (which adds
+    ``namespace`` and ``pod``), so its HPA follows its own pods on shared GPUs too: the sum over each pod's engines."""
+    metrics = _hpa_metrics(GpuMetric.REQUESTS, shared=shared)
+    assert [(m["type"], m["pods"]["metric"]["name"], m["pods"]["target"]) for m in metrics] == [
+        ("Pods", "vllm_requests_running", {"type": "AverageValue", "averageValue": "16"}),
+        ("Pods", "vllm_requests_waiting", {"type": "AverageValue", "averageValue": "5"}),
+    ]
+    rules = _adapter_rules(Cloud.ALICLOUD if shared else Cloud.AWS)["custom"]
+    # Two engines (data-parallel ranks) in resnet-a, one in resnet-b, and another namespace's vLLM pod.
+    values = [
+        ("gpu-inference", "resnet-a", "0", 7),
+        ("gpu-inference", "resnet-a", "1", 5),
+        ("gpu-inference", "resnet-b", "0", 0),
+        ("other", "chat-a", "0", 40),
+    ]
+    for series, name in REQUEST_METRICS.items():
+        rule = _rule_for(rules, name)
+        assert _selector_name(rule["seriesQuery"]) == series
+        assert re.search(rule["name"]["matches"], series)
+        assert rule["resources"]["overrides"] == {"namespace": {"resource": "namespace"}, "pod": {"resource": "pod"}}
+        query = _expand(rule["metricsQuery"], series, 'namespace="gpu-inference",pod=~"resnet-a|resnet-b"', "pod")
+        # The other gauge with the same labels must not leak into this one's value.
+        other = next(s for s in REQUEST_METRICS if s != series)
+        inputs = [
+            {"series": f'{gauge}{{namespace="{ns}",pod="{pod}",engine="{e}",model_name="m"}}', "values": f"{v}+0x5"}
+            for ns, pod, e, value in values
+            for gauge, v in ((series, value), (other, 100 + value))
+        ]
+        tests = [
+            {
+                "expr": query,
+                "exp_samples": [
+                    {"labels": '{pod="resnet-a"}', "value": 12},
+                    {"labels": '{pod="resnet-b"}', "value": 0},
+                ],
+            },
+            {
+                "expr": f"count({rule['seriesQuery']}) by (namespace)",
+                "exp_samples": [
+                    {"labels": '{namespace="gpu-inference"}', "value": 3},
+                    {"labels": '{namespace="other"}', "value": 1},
+                ],
+            },
+        ]
+        _promtool(tmp_path, inputs, tests)
+
+
+def _promtool(tmp_path: Path, inputs: list[dict[str, str]], tests: list[dict[str, Any]]) -> None:
+    spec = {
+        "rule_files": ["empty.yaml"],
+        "evaluation_interval": "1m",
+        "tests": [
+            {
+                "interval": "1m",
+                "input_series": inputs,
+                "promql_expr_test": [{"eval_time": "2m", **t} for t in tests],
+            }
+        ],
+    }
+    (tmp_path / "empty.yaml").write_text("groups: []\n")
+    (tmp_path / "chain.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    assert PROMTOOL is not None
+    done = subprocess.run(
+        [PROMTOOL, "test", "rules", "chain.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -8,7 +8,9 @@ keeps one replica's GPU busy).
 The old default, GPU memory, is the case that never scales in: TensorFlow Serving maps nearly all of the GPU's memory
 when it loads its model, whatever the traffic (tensorflow/serving 2.18.0 main.cc: per_process_gpu_memory_fraction
 0.0, "Tensorflow will automatically select a value"), so every replica reads about 95 % and the HPA climbs to
-maxReplicas and stays there.
+maxReplicas and stays there. The defaults now follow traffic: GPU utilisation for TensorFlow Serving, and for vLLM
+its running and waiting requests (spec.GpuMetric.REQUESTS), modelled here as a queue in front of the replicas' batch
+slots.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ import pytest
 
 from gpu_cloud.components.k8s import GpuAddons, GpuAddonsArgs, InferenceService, InferenceServiceArgs
 from gpu_cloud.components.k8s.monitoring import POOL_SERIES_LABEL
-from gpu_cloud.components.spec import AddonsSpec, Cloud, GpuMetric
+from gpu_cloud.components.spec import AddonsSpec, Cloud, GpuMetric, ModelServer
 from tests.k8s.conftest import inference_pool, one, run, service
-from tests.k8s.hpa_model import PROMTOOL, Hpa, Run, Series, evaluate, expand, simulate_pods
+from tests.k8s.hpa_model import PROMTOOL, Hpa, PodsMetric, Run, Series, evaluate, expand, simulate_pods
 
 pytestmark = pytest.mark.skipif(PROMTOOL is None, reason="promtool not found: `make test` installs it")
 
@@ -65,19 +67,35 @@ def _series_name(rule: dict[str, Any]) -> str:
 
 
 def _pods_run(
-    tmp_path: Path, spec: Any, pool: Any, load: list[float], per_pod: Any, value_of: Any, cloud: Cloud = Cloud.AWS
+    tmp_path: Path,
+    spec: Any,
+    pool: Any,
+    load: list[float],
+    per_pod: Any,
+    values_of: dict[str, Any],
+    cloud: Cloud = Cloud.AWS,
+    only: str | None = None,
 ) -> Run:
+    """Simulate the service's HPA, whose Pods metrics are ``values_of``'s keys (in its order), each pod's value from its
+    series by ``values_of[metric]``; ``only``: keep that one metric of the HPA."""
     hpa_spec = _hpa(spec, pool, cloud)
-    [metric] = hpa_spec["metrics"]
-    assert metric["type"] == "Pods" and metric["pods"]["target"]["type"] == "AverageValue"
-    rule = _rule(_rules(cloud, pool)["custom"], metric["pods"]["metric"]["name"])
-    hpa = Hpa(hpa_spec["minReplicas"], hpa_spec["maxReplicas"], float(metric["pods"]["target"]["averageValue"]))
+    declared = [m for m in hpa_spec["metrics"] if only is None or m["pods"]["metric"]["name"] == only]
+    assert all(m["type"] == "Pods" and m["pods"]["target"]["type"] == "AverageValue" for m in declared)
+    names = [m["pods"]["metric"]["name"] for m in declared]
+    assert names == [n for n in values_of if only is None or n == only]
+    rules = _rules(cloud, pool)["custom"]
 
-    def query(pods: list[str]) -> str:
-        matchers = f'namespace="gpu-inference",pod=~"{"|".join(pods)}"'
-        return expand(rule["metricsQuery"], _series_name(rule), matchers, "pod")
+    def query_of(rule: dict[str, Any]) -> Any:
+        def query(pods: list[str]) -> str:
+            matchers = f'namespace="gpu-inference",pod=~"{"|".join(pods)}"'
+            return expand(rule["metricsQuery"], _series_name(rule), matchers, "pod")
 
-    result, series = simulate_pods(hpa, load, per_pod, query, value_of, spec.name)
+        return query
+
+    metrics = [PodsMetric(query_of(_rule(rules, n)), values_of[n]) for n in names]
+    targets = tuple(float(m["pods"]["target"]["averageValue"]) for m in declared)
+    hpa = Hpa(hpa_spec["minReplicas"], hpa_spec["maxReplicas"], targets)
+    result, series = simulate_pods(hpa, load, per_pod, metrics, spec.name)
     evaluate(tmp_path, series, result.checks)
     return result
 
@@ -93,9 +111,12 @@ def _tf_gpu(load: float, replicas: int) -> dict[str, float]:
 
 
 def test_tensorflow_serving_scales_out_under_load_and_back_in_when_idle(tmp_path: Path) -> None:
-    spec = service(metric=GpuMetric.UTILIZATION, min_replicas=2, max_replicas=16)
+    """TensorFlow Serving's default metric, GPU utilisation."""
+    spec = service(min_replicas=2, max_replicas=16)
+    assert spec.metric is None and spec.server is ModelServer.TENSORFLOW_SERVING
     pool = inference_pool(max_size=16)
-    result = _pods_run(tmp_path, spec, pool, load_profile(busy=6.0), _tf_gpu, lambda v: v["DCGM_FI_DEV_GPU_UTIL"])
+    util = {"gpu_utilization": lambda v: v["DCGM_FI_DEV_GPU_UTIL"]}
+    result = _pods_run(tmp_path, spec, pool, load_profile(busy=6.0), _tf_gpu, util)
     busy = result.replicas[IDLE + 5 : IDLE + BUSY]
     # 6 replicas' worth of work at a 70 % target: 2 -> 3 -> 5 -> 8 replicas, which run at 75 %, within the 10 %
     # tolerance of the target, so the HPA holds there.
@@ -105,17 +126,24 @@ def test_tensorflow_serving_scales_out_under_load_and_back_in_when_idle(tmp_path
 
 
 def test_the_old_gpu_memory_default_sits_at_max_replicas_through_idle(tmp_path: Path) -> None:
-    """The cost of W1: prod's resnet (min 2, max 16 on 16 single-GPU g5.2xlarge) never leaves 16 replicas."""
-    spec = service(metric=GpuMetric.MEMORY, min_replicas=2, max_replicas=16)
-    pool = inference_pool(max_size=16)
-    result = _pods_run(
-        tmp_path,
-        spec,
-        pool,
-        load_profile(busy=6.0),
-        _tf_gpu,
-        lambda v: 100 * v["DCGM_FI_DEV_FB_USED"] / (v["DCGM_FI_DEV_FB_USED"] + v["DCGM_FI_DEV_FB_FREE"]),
+    """The cost of W1: prod's resnet (min 2, max 16 on 16 single-GPU g5.2xlarge) never leaves 16 replicas. A
+    TensorFlow Serving service may no longer scale on GPU memory (tests/k8s/test_inference_spec.py), so the old
+    default is rebuilt as what it was: TensorFlow Serving's image run as a custom server, on GPU memory."""
+    spec = service(
+        server=ModelServer.CUSTOM,
+        image="tensorflow/serving:2.18.0-gpu",
+        probe_path="/v1/models/resnet",
+        metric=GpuMetric.MEMORY,
+        min_replicas=2,
+        max_replicas=16,
     )
+    pool = inference_pool(max_size=16)
+    memory = {
+        "gpu_memory_utilization": lambda v: (
+            100 * v["DCGM_FI_DEV_FB_USED"] / (v["DCGM_FI_DEV_FB_USED"] + v["DCGM_FI_DEV_FB_FREE"])
+        )
+    }
+    result = _pods_run(tmp_path, spec, pool, load_profile(busy=6.0), _tf_gpu, memory)
     assert result.replicas[IDLE:] == [16] * (BUSY + QUIET), result.replicas
     assert max(result.replicas[:IDLE]) == 16
 
@@ -131,7 +159,7 @@ def test_on_a_shared_pool_the_pool_signal_scales_out_and_in(tmp_path: Path) -> N
     pool = inference_pool(
         instance_types=("ecs.gn7i-c8g1.2xlarge",), gpu_time_slicing_replicas=SHARE, min_size=1, max_size=8
     )
-    spec = service(metric=GpuMetric.UTILIZATION, min_replicas=2, max_replicas=32)
+    spec = service(min_replicas=2, max_replicas=32)
     hpa_spec = _hpa(spec, pool, cloud)
     [metric] = hpa_spec["metrics"]
     assert metric["type"] == "External" and metric["external"]["target"]["type"] == "Value"
@@ -139,7 +167,7 @@ def test_on_a_shared_pool_the_pool_signal_scales_out_and_in(tmp_path: Path) -> N
     rule = _rule(_rules(cloud, pool)["external"], metric["external"]["metric"]["name"])
     [(label, pool_name)] = selector.items()
     query = expand(rule["metricsQuery"], _series_name(rule), f'{label}="{pool_name}"', "")
-    hpa = Hpa(hpa_spec["minReplicas"], hpa_spec["maxReplicas"], float(metric["external"]["target"]["value"]))
+    hpa = Hpa(hpa_spec["minReplicas"], hpa_spec["maxReplicas"], (float(metric["external"]["target"]["value"]),))
 
     load = load_profile(busy=3.0)
     minutes = len(load)
@@ -170,3 +198,65 @@ def test_on_a_shared_pool_the_pool_signal_scales_out_and_in(tmp_path: Path) -> N
     assert max(result.replicas) > spec.min_replicas, result.replicas
     assert max(nodes_seen) > pool.min_size
     assert result.replicas[-10:] == [spec.min_replicas] * 10, result.replicas
+
+
+BATCH = 32
+"""The requests a vLLM replica runs at once at full load (its batch slots; what its KV cache holds)."""
+
+PER_MINUTE = 60
+"""The requests a vLLM replica completes a minute when its batch is full (1.0 of load)."""
+
+
+def _vllm_queue() -> Any:
+    """vLLM replicas behind one Service: each minute ``load * PER_MINUTE`` requests arrive, the replicas complete up
+    to ``PER_MINUTE`` each and the rest waits (a backlog carried to the next minute, spread over the replicas); a
+    replica runs requests in proportion to what it completes (Little's law at a fixed latency), ``BATCH`` when full."""
+    backlog = 0.0
+
+    def per_pod(load: float, replicas: int) -> dict[str, float]:
+        nonlocal backlog
+        demand, capacity = load * PER_MINUTE + backlog, replicas * PER_MINUTE
+        served = min(demand, capacity)
+        backlog = demand - served
+        return {
+            "vllm:num_requests_running": BATCH * served / capacity,
+            "vllm:num_requests_waiting": backlog / replicas,
+        }
+
+    return per_pod
+
+
+VLLM_VALUES = {
+    "vllm_requests_running": lambda v: v["vllm:num_requests_running"],
+    "vllm_requests_waiting": lambda v: v["vllm:num_requests_waiting"],
+}
+
+
+def test_vllm_scales_out_under_load_holds_and_scales_back_in_when_idle(tmp_path: Path) -> None:
+    """prod's llm (min 2, max 8): 3 replicas' worth of requests queue at 2 replicas, the waiting requests send the
+    HPA to 8, the running ones (16 a replica, half the batch) bring it to the 6 the load fills and hold it there;
+    idle, back to 2."""
+    spec = service(server=ModelServer.VLLM, name="llm", min_replicas=2, max_replicas=8)
+    assert spec.metric is None and spec.scaling_metric is GpuMetric.REQUESTS
+    result = _pods_run(tmp_path, spec, inference_pool(max_size=8), load_profile(busy=3.0), _vllm_queue(), VLLM_VALUES)
+    assert result.replicas[:IDLE] == [2] * IDLE
+    assert result.replicas[IDLE + 1] == 8, result.replicas
+    assert set(result.replicas[IDLE + 10 : IDLE + BUSY]) == {6}, result.replicas
+    assert result.replicas[-10:] == [2] * 10, result.replicas
+
+
+def test_vllm_waiting_requests_alone_do_not_hold_a_replica_count(tmp_path: Path) -> None:
+    """Why the HPA also follows the running requests: the queue is empty as soon as the replicas keep up, so on the
+    waiting requests alone the HPA falls back to minReplicas under the same load, queues again and jumps back."""
+    spec = service(server=ModelServer.VLLM, name="llm", min_replicas=2, max_replicas=8)
+    result = _pods_run(
+        tmp_path,
+        spec,
+        inference_pool(max_size=8),
+        load_profile(busy=3.0),
+        _vllm_queue(),
+        VLLM_VALUES,
+        only="vllm_requests_waiting",
+    )
+    busy = result.replicas[IDLE + 5 : IDLE + BUSY]
+    assert {2, 8} <= set(busy), result.replicas

@@ -1,5 +1,3 @@
-from types import SimpleNamespace
-
 import pytest
 
 from gpu_cloud.components import labels
@@ -66,7 +64,9 @@ def test_children_are_service_account_deployment_pdb_service_and_hpa():
     ]
 
 
-def test_default_image_is_tensorflow_serving_gpu_serving_the_staged_model():
+def test_tensorflow_serving_serves_the_staged_model_capped_below_its_gpu():
+    """Without --per_process_gpu_memory_fraction TensorFlow takes nearly all of the GPU (W1): the server is given
+    90 % of what the replica may take (MEMORY_HEADROOM), here the whole A10G."""
     [container] = _pod(_plan())["containers"]
     assert container["image"] == "tensorflow/serving:2.18.1-gpu"
     assert container["command"] == ["tensorflow_model_server"]
@@ -75,6 +75,7 @@ def test_default_image_is_tensorflow_serving_gpu_serving_the_staged_model():
         "--model_base_path=/models/resnet",
         "--rest_api_port=8501",
         "--port=8500",
+        "--per_process_gpu_memory_fraction=0.900",
     ]
     assert container["env"] == [
         {"name": "MODEL_NAME", "value": "resnet"},
@@ -135,6 +136,8 @@ def test_an_init_container_stages_the_model_with_the_clouds_cli(cloud, image, st
         "MODEL_VERSION": "3",
         "MODEL_NAME": "resnet",
         "MODEL_BASE_PATH": "/models",
+        "MODEL_LAYOUT": "versioned",
+        "MODEL_FORMAT": "savedmodel",
         "HOME": "/tmp",
         **store_env,
     }
@@ -321,7 +324,7 @@ def test_ack_internal_load_balancer_is_an_nlb_with_a_tls_1_3_listener():
     }
 
 
-def test_hpa_follows_gpu_memory_at_seventy_percent_by_default():
+def test_tensorflow_serving_hpa_follows_gpu_utilization_at_seventy_percent_by_default():
     spec = one(_plan(service(min_replicas=2, max_replicas=6)), "resnet-hpa").inputs["spec"]
     assert spec["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "resnet"}
     assert (spec["minReplicas"], spec["maxReplicas"]) == (2, 6)
@@ -329,17 +332,20 @@ def test_hpa_follows_gpu_memory_at_seventy_percent_by_default():
         {
             "type": "Pods",
             "pods": {
-                "metric": {"name": "gpu_memory_utilization"},
+                "metric": {"name": "gpu_utilization"},
                 "target": {"type": "AverageValue", "averageValue": "70"},
             },
         }
     ]
 
 
-def test_hpa_can_follow_gpu_compute():
-    spec = one(_plan(service(metric=GpuMetric.UTILIZATION, target_percent=80)), "resnet-hpa").inputs["spec"]
-    assert spec["metrics"][0]["pods"]["metric"] == {"name": "gpu_utilization"}
-    assert spec["metrics"][0]["pods"]["target"]["averageValue"] == "80"
+def test_a_custom_server_hpa_can_follow_gpu_memory():
+    spec = service(
+        server=ModelServer.CUSTOM, image="r/s:1", probe_path="/ready", metric=GpuMetric.MEMORY, target_percent=80
+    )
+    hpa = one(_plan(spec), "resnet-hpa").inputs["spec"]
+    assert hpa["metrics"][0]["pods"]["metric"] == {"name": "gpu_memory_utilization"}
+    assert hpa["metrics"][0]["pods"]["target"]["averageValue"] == "80"
 
 
 def test_time_sliced_aws_pool_requests_a_gpu_replica():
@@ -348,13 +354,19 @@ def test_time_sliced_aws_pool_requests_a_gpu_replica():
     assert container["resources"]["limits"]["nvidia.com/gpu"] == "1"
 
 
-def test_shared_ack_pool_requests_its_share_of_gpu_memory(monkeypatch):
-    monkeypatch.setattr(
-        "gpu_cloud.components.k8s.inference.lookup", lambda cloud, name: SimpleNamespace(gpu_memory_gib=24.0)
-    )
+def test_shared_ack_pool_requests_its_share_of_gpu_memory_and_the_server_takes_it():
+    """cGPU shows the container only the GiB it requested (an A10's 22 GiB over 4 replicas: 5), so the server's
+    fraction is of those."""
     pool = inference_pool(**ACK_POOL, gpu_time_slicing_replicas=4)
     [container] = _pod(_plan(pool=pool, cloud=Cloud.ALICLOUD))["containers"]
-    assert container["resources"]["limits"] == {"cpu": "1", "memory": "4Gi", "aliyun.com/gpu-mem": "6"}
+    assert container["resources"]["limits"] == {"cpu": "1", "memory": "4Gi", "aliyun.com/gpu-mem": "5"}
+    assert container["args"][-1] == "--per_process_gpu_memory_fraction=0.900"
+
+
+def test_time_sliced_aws_replicas_each_take_their_share_of_the_gpu():
+    """Time-slicing isolates no memory: each of the 4 replicas on a 22 GiB A10G is capped to 5 GiB of it."""
+    [container] = _pod(_plan(pool=inference_pool(gpu_time_slicing_replicas=4)))["containers"]
+    assert container["args"][-1] == "--per_process_gpu_memory_fraction=0.205"
 
 
 def test_every_inference_object_is_valid_kubernetes():
@@ -411,7 +423,7 @@ def test_on_a_pool_that_shares_gpus_the_hpa_follows_the_pools_gpus():
             "type": "External",
             "external": {
                 "metric": {
-                    "name": "gpu_pool_memory_utilization",
+                    "name": "gpu_pool_utilization",
                     "selector": {"matchLabels": {"label_gpucloud_io_pool": "inference-a10g"}},
                 },
                 "target": {"type": "Value", "value": "70"},

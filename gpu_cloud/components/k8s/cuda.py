@@ -8,6 +8,13 @@ The check is made per driver branch (the major version, e.g. 535): every release
 ships is at least the branch's first CUDA-toolkit driver. It uses NVIDIA's toolkit-driver table, not CUDA minor
 version compatibility, which runs newer 12.x builds on older 12.x drivers only "with limited feature-set" (no
 PTX JIT; docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html).
+
+One exception, :data:`FORWARD_COMPATIBLE_IMAGES`: an image that carries the CUDA forward-compatibility libraries of its
+CUDA release and puts them first on the loader path (``cuda-compat-<major>-<minor>``: "applications built on newer
+CUDA Toolkits [run] on systems installed with an older NVIDIA Linux GPU driver", applicable only to "NVIDIA Data
+Center GPUs"; docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html, read 2026-12-03). Such an image
+is allowed on a data center GPU (every GPU of the catalog is one) whose driver is of its CUDA major release family;
+a driver older than that is still refused.
 """
 
 from __future__ import annotations
@@ -15,16 +22,27 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from gpu_cloud.components.spec import Cloud, GpuNodePoolSpec, InferenceServiceSpec, Problem, SpotGroupSpec
-from gpu_cloud.components.versions import TENSORFLOW_SERVING_GPU_IMAGE
+from gpu_cloud.components.catalog import lookup
+from gpu_cloud.components.spec import (
+    Cloud,
+    GpuNodePoolSpec,
+    InferenceServiceSpec,
+    ModelServer,
+    Problem,
+    SpotGroupSpec,
+)
+from gpu_cloud.components.versions import TENSORFLOW_SERVING_GPU_IMAGE, VLLM_IMAGE
 
 __all__ = [
     "ACK_DRIVER_VERSION_LABEL",
     "CUDA_MIN_DRIVER",
+    "DATA_CENTER_GPUS",
     "DRIVER_BRANCH",
+    "FORWARD_COMPATIBLE_IMAGES",
     "FRAMEWORK_CUDA",
     "ImageFamily",
     "cuda_problems",
+    "default_image",
     "driver_branch",
     "image_family",
     "image_framework",
@@ -90,6 +108,33 @@ tag on ``nvidia/cuda:<CUDA>.0-base`` with the ``cuda-*-<CUDA>`` packages (github
 2.19.0, 2.19.1: 12.2). Not TensorFlow's pip builds ("Tested build configurations", tensorflow.org/install/source#gpu:
 12.3 for 2.16-2.17, 12.5 for 2.18), which TF Serving does not use; an image built on those names ``cudaVersion``."""
 
+FORWARD_COMPATIBLE_IMAGES: dict[re.Pattern[str], str] = {
+    # vLLM's release images: the vllm-openai target is built FROM nvidia/cuda:<CUDA_VERSION>-devel (which installs
+    # cuda-compat-<major>-<minor> under /usr/local/cuda-<X.Y>/compat) and runs
+    # `ldconfig /usr/local/cuda-$(echo $CUDA_VERSION | cut -d. -f1,2)/compat/` in its final stage
+    # (vllm-project/vllm docker/Dockerfile at dead20ba, read 2026-12-03); `-cu129` is the CUDA 12.9 build, the
+    # unsuffixed tag CUDA 13.0 (.buildkite/scripts/publish-release-images.sh at c8246ae4).
+    re.compile(r"^vllm/vllm-openai:v\d+\.\d+\.\d+-cu129$"): "12.9",
+    re.compile(r"^vllm/vllm-openai:v\d+\.\d+\.\d+$"): "13.0",
+}
+"""Images that run on drivers older than their CUDA release's through forward compatibility, and that release."""
+
+DATA_CENTER_GPUS = frozenset(
+    (
+        "NVIDIA A10",
+        "NVIDIA A10G",
+        "NVIDIA A100",
+        "NVIDIA H100",
+        "NVIDIA L20",
+        "NVIDIA L4",
+        "NVIDIA L40S",
+        "NVIDIA T4",
+        "NVIDIA T4G",
+    )
+)
+"""NVIDIA Data Center GPUs (nvidia.com data center product line: A-, H-, L- and T-series), which forward
+compatibility supports: every GPU model of the catalog."""
+
 TF_SERVING_GPU_IMAGE = re.compile(r"^tensorflow/serving:(?P<release>\d+\.\d+)\.\d+-gpu$")
 """A TensorFlow Serving GPU release tag on Docker Hub (``tensorflow/serving:2.18.0-gpu``)."""
 
@@ -145,7 +190,10 @@ def cuda_problems(
     ``framework``."""
     needs: list[tuple[str, str, str, str]] = []  # (field, CUDA version, what asks for it, the field's value)
     problems: list[Problem] = []
-    image = service.image or TENSORFLOW_SERVING_GPU_IMAGE
+    image = service.image or default_image(service)
+    compatible = next((cuda for pattern, cuda in FORWARD_COMPATIBLE_IMAGES.items() if pattern.match(image)), None)
+    if compatible is not None:
+        problems += _forward_compatible_problems(cloud, service, pool, driver_version, image, compatible)
     served = image_framework(image)
     if served in FRAMEWORK_CUDA:
         needs.append(("image", FRAMEWORK_CUDA[served], f"CUDA {FRAMEWORK_CUDA[served]} ({image})", image))
@@ -180,6 +228,41 @@ def cuda_problems(
                     value,
                 )
             )
+    return problems
+
+
+def default_image(service: InferenceServiceSpec) -> str:
+    """The image a service runs when it names none: its server kind's (components.versions)."""
+    return VLLM_IMAGE if service.server is ModelServer.VLLM else TENSORFLOW_SERVING_GPU_IMAGE
+
+
+def _forward_compatible_problems(
+    cloud: Cloud,
+    service: InferenceServiceSpec,
+    pool: GpuNodePoolSpec | SpotGroupSpec,
+    driver_version: str | None,
+    image: str,
+    cuda: str,
+) -> list[Problem]:
+    """An image of :data:`FORWARD_COMPATIBLE_IMAGES` needs a data center GPU and a driver of its CUDA major release."""
+    problems = []
+    models = {t.gpu_model for name in pool.instance_types if (t := lookup(cloud, name)) is not None}
+    if not models <= DATA_CENTER_GPUS:
+        message = f"forward compatibility needs data center GPUs; pool {pool.name!r} has {', '.join(sorted(models))}"
+        problems.append(Problem("image", message, image))
+    major = cuda.split(".")[0]
+    branch = driver_branch(cloud, pool, driver_version)
+    floor = CUDA_MIN_DRIVER[f"{major}.0"]
+    if _major(floor) > branch:
+        problems.append(
+            Problem(
+                "image",
+                f"inference service {service.name!r} needs CUDA {cuda} ({image}), which runs through forward "
+                f"compatibility on drivers of CUDA {major} (from {floor}), but pool {pool.name!r} runs NVIDIA driver "
+                f"{branch} ({image_family(cloud, pool)})",
+                image,
+            )
+        )
     return problems
 
 

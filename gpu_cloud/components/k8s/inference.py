@@ -1,5 +1,6 @@
 """A GPU model server: its ServiceAccount, Deployment (model staged by an init container), PodDisruptionBudget,
-Service (an internal TLS 1.3 load balancer, or ClusterIP) and an HPA on a GPU metric."""
+Service (an internal TLS 1.3 load balancer, or ClusterIP), an HPA on a signal that follows traffic and, for vLLM, the
+PodMonitor that scrapes it."""
 
 from __future__ import annotations
 
@@ -11,25 +12,35 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpu_cloud.components import labels, versions
-from gpu_cloud.components.catalog import lookup
 from gpu_cloud.components.k8s.clouds import profile
-from gpu_cloud.components.k8s.cuda import cuda_problems
-from gpu_cloud.components.k8s.monitoring import HPA_METRICS, POOL_HPA_METRICS, POOL_SERIES_LABEL
+from gpu_cloud.components.k8s.cuda import cuda_problems, default_image
+from gpu_cloud.components.k8s.monitoring import (
+    HPA_METRICS,
+    POOL_HPA_METRICS,
+    POOL_SERIES_LABEL,
+    RUNNING_METRIC,
+    WAITING_METRIC,
+)
+from gpu_cloud.components.k8s.objects import custom_object
 from gpu_cloud.components.k8s.scheduling import is_spot, workload_tolerations
 from gpu_cloud.components.spec import (
     AWS_TLS13_SSL_POLICIES,
     Cloud,
     ConfigError,
+    GpuMetric,
     GpuNodePoolSpec,
     InferenceServiceSpec,
     ModelServer,
     PoolPurpose,
     Problem,
+    ReplicaGpuMemory,
     SpotGroupSpec,
+    replica_gpu_memory,
 )
 
 __all__ = [
     "GRPC_PORT",
+    "MEMORY_HEADROOM",
     "MODEL_BASE_PATH",
     "ROLLOUT",
     "SKIP_AWAIT",
@@ -67,6 +78,29 @@ _STAGING = {
     Cloud.AWS: (versions.AWS_CLI_IMAGE, STAGE_MODEL_SCRIPT),
     Cloud.ALICLOUD: (versions.ALPINE_IMAGE, _FETCH_OSSUTIL + STAGE_MODEL_SCRIPT),
 }
+
+MEMORY_HEADROOM = 0.9
+"""Share of a replica's GPU memory cap its server's allocator is given: TensorFlow's fraction covers only its BFC
+allocator, not the process's CUDA context and libraries (tensorflow/serving 2.18.0 server.cc passes it to
+``gpu_options.per_process_gpu_memory_fraction``), and vLLM's covers its whole instance ("a per-instance limit"; two
+instances on one GPU can take 0.5 each: vLLM engine arguments, ``--gpu-memory-utilization``), so 10 % stays free for
+what the allocators do not see."""
+
+_VLLM_ENV = {
+    # The model is staged locally; the server must not reach out to the Hugging Face Hub (private clusters).
+    "HF_HUB_OFFLINE": "1",
+    # No usage reports leave the cluster (vLLM's usage stats; DO_NOT_TRACK is the convention it honours too).
+    "VLLM_NO_USAGE_STATS": "1",
+    "DO_NOT_TRACK": "1",
+    # The server runs as a uid without a passwd entry: Python's getpass.getuser() reads USER before the passwd
+    # database, and PyTorch's compile cache names its directory with it.
+    "USER": "vllm",
+}
+"""vLLM's environment besides HOME (its caches go to the writable /tmp volume)."""
+
+_SHM_GIB = 2
+"""vLLM's /dev/shm: "vLLM needs to access the host's shared memory for tensor parallel inference" (vLLM docs,
+deployment/k8s.md, the GPU Deployment's ``shm`` emptyDir of 2Gi)."""
 
 _RUN_AS = 1000
 """Non-root user and group of the server process."""
@@ -135,16 +169,23 @@ class InferenceServiceArgs:
 
 
 class InferenceService(pulumi.ComponentResource):
-    """A GPU model server (TensorFlow Serving GPU by default) that scales on GPU memory or GPU utilisation.
+    """A GPU model server (vLLM by default, or TensorFlow Serving, or a custom server) that scales on a signal that
+    follows its traffic.
 
-    Children: ServiceAccount (the pod's own cloud identity), Deployment, PodDisruptionBudget, Service and an
-    autoscaling/v2 HPA on the Pods metric prometheus-adapter serves (``components.k8s.monitoring.HPA_METRICS``). All
-    Kubernetes objects are named ``service.name``.
+    Children: ServiceAccount (the pod's own cloud identity), Deployment, PodDisruptionBudget, Service, an
+    autoscaling/v2 HPA on the metrics prometheus-adapter serves (``components.k8s.monitoring``) and, for vLLM, the
+    PodMonitor that has Prometheus scrape its ``/metrics``. All Kubernetes objects are named ``service.name``.
+
+    Each server is capped to the replica's GPU memory (``spec.replica_gpu_memory``: ``gpuMemoryGib``, the whole GPU,
+    or a shared GPU's share): vLLM ``--gpu-memory-utilization``, TensorFlow Serving
+    ``--per_process_gpu_memory_fraction``, :data:`MEMORY_HEADROOM` of the cap; vLLM's tensor parallelism is
+    ``gpusPerReplica``.
 
     The pod's init container copies one version of the model from the environment's bucket into
     ``/models/<model name>/<version>/`` with the pod's credentials (``stage_model.sh``); the server reads it from
     there. Startup and readiness probes ask TensorFlow Serving's model status endpoint (or a custom server's
-    ``probe_path``), so a replica is Ready only once the model is served; ``pulumi up`` does not wait for it
+    ``probe_path``; vLLM's ``/health``), so a replica is Ready only once the model is served; ``pulumi up`` does not
+    wait for it
     (:data:`SKIP_AWAIT`). Requests equal limits, rolling updates never wait for a free GPU (:data:`ROLLOUT`), the
     PodDisruptionBudget lets one replica go at a time through voluntary disruptions (a drain of the node of a
     single replica too), and replicas spread over zones.
@@ -175,7 +216,10 @@ class InferenceService(pulumi.ComponentResource):
         metadata = annotated(None)
         unawaited = annotated(SKIP_AWAIT)
         selector = k8s.meta.v1.LabelSelectorArgs(match_labels=app)
-        child = pulumi.ResourceOptions(parent=self)
+        # A component's depends_on does not reach its children (pulumi/pulumi#8721; k8s.md N1): the HPA needs the
+        # adapter, the PodMonitor its CRD, the pods the device plugin and the PriorityClasses.
+        waits = list(opts.depends_on) if opts is not None and isinstance(opts.depends_on, list) else []
+        child = pulumi.ResourceOptions(parent=self, depends_on=waits)
         annotation = cloud.workload_identity_annotation
         self.service_account = k8s.core.v1.ServiceAccount(
             f"{name}-service-account",
@@ -198,7 +242,7 @@ class InferenceService(pulumi.ComponentResource):
                 ),
             ),
             opts=pulumi.ResourceOptions(
-                parent=self, ignore_changes=["spec.replicas"], depends_on=[self.service_account]
+                parent=self, ignore_changes=["spec.replicas"], depends_on=[*waits, self.service_account]
             ),
         )
         # One replica at a time, whatever the count: a budget of minAvailable 1 on a single replica allows no
@@ -225,7 +269,9 @@ class InferenceService(pulumi.ComponentResource):
                     type="ClusterIP",
                     selector=app,
                     ports=[
-                        k8s.core.v1.ServicePortArgs(name="http", port=spec.port, target_port="http", protocol="TCP")
+                        k8s.core.v1.ServicePortArgs(
+                            name="http", port=spec.serving_port, target_port="http", protocol="TCP"
+                        )
                     ],
                 )
             ),
@@ -240,10 +286,27 @@ class InferenceService(pulumi.ComponentResource):
                 ),
                 min_replicas=spec.min_replicas,
                 max_replicas=spec.max_replicas,
-                metrics=[_hpa_metric(spec, args.pool)],
+                metrics=_hpa_metrics(spec, args.pool),
             ),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.deployment]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[*waits, self.deployment]),
         )
+        if spec.server is ModelServer.VLLM:
+            # vLLM's /metrics on the server's port (its API server), scraped every 15 s; Prometheus selects every
+            # PodMonitor (components.k8s.addons: podMonitorSelectorNilUsesHelmValues false) and labels the series
+            # with the pod's namespace and pod, which the adapter's queue rule maps to the HPA's pods.
+            custom_object(
+                f"{name}-pod-monitor",
+                {
+                    "apiVersion": "monitoring.coreos.com/v1",
+                    "kind": "PodMonitor",
+                    "metadata": {"name": spec.name, "namespace": args.namespace, "labels": app},
+                    "spec": {
+                        "selector": {"matchLabels": app},
+                        "podMetricsEndpoints": [{"port": "http", "path": "/metrics", "interval": "15s"}],
+                    },
+                },
+                child,
+            )
         self.register_outputs(
             {
                 "deployment": self.deployment.id,
@@ -253,29 +316,43 @@ class InferenceService(pulumi.ComponentResource):
         )
 
 
-def _hpa_metric(spec: InferenceServiceSpec, pool: GpuNodePoolSpec | SpotGroupSpec) -> k8s.autoscaling.v2.MetricSpecArgs:
-    """The service's own pods' GPU signal (Pods metric, averaged per pod); on a pool that shares GPUs, the pool's
-    (External metric selected by the pool label, against the total), since shared GPUs cannot be attributed to
-    pods (``components.k8s.monitoring.POOL_HPA_METRICS``)."""
-    target = str(spec.target_percent)
-    if isinstance(pool, GpuNodePoolSpec) and pool.gpu_time_slicing_replicas is not None:
-        return k8s.autoscaling.v2.MetricSpecArgs(
-            type="External",
-            external=k8s.autoscaling.v2.ExternalMetricSourceArgs(
-                metric=k8s.autoscaling.v2.MetricIdentifierArgs(
-                    name=POOL_HPA_METRICS[spec.metric],
-                    selector=k8s.meta.v1.LabelSelectorArgs(match_labels={POOL_SERIES_LABEL: pool.name}),
-                ),
-                target=k8s.autoscaling.v2.MetricTargetArgs(type="Value", value=target),
-            ),
-        )
+def _pods_metric(name: str, average: int) -> k8s.autoscaling.v2.MetricSpecArgs:
     return k8s.autoscaling.v2.MetricSpecArgs(
         type="Pods",
         pods=k8s.autoscaling.v2.PodsMetricSourceArgs(
-            metric=k8s.autoscaling.v2.MetricIdentifierArgs(name=HPA_METRICS[spec.metric]),
-            target=k8s.autoscaling.v2.MetricTargetArgs(type="AverageValue", average_value=target),
+            metric=k8s.autoscaling.v2.MetricIdentifierArgs(name=name),
+            target=k8s.autoscaling.v2.MetricTargetArgs(type="AverageValue", average_value=str(average)),
         ),
     )
+
+
+def _hpa_metrics(
+    spec: InferenceServiceSpec, pool: GpuNodePoolSpec | SpotGroupSpec
+) -> list[k8s.autoscaling.v2.MetricSpecArgs]:
+    """vLLM's running and waiting requests per replica (Pods metrics of the server's own series, valid on shared GPUs
+    too; the HPA follows whichever asks for more replicas); a GPU signal of the service's own pods (Pods metric,
+    averaged per pod); on a pool that shares GPUs, the pool's GPU signal (External metric selected by the pool label,
+    against the total), since shared GPUs cannot be attributed to pods (``components.k8s.monitoring.
+    POOL_HPA_METRICS``)."""
+    metric = spec.scaling_metric
+    if metric is GpuMetric.REQUESTS:
+        return [
+            _pods_metric(RUNNING_METRIC, spec.target_requests_running),
+            _pods_metric(WAITING_METRIC, spec.target_requests_waiting),
+        ]
+    if isinstance(pool, GpuNodePoolSpec) and pool.gpu_time_slicing_replicas is not None:
+        external = k8s.autoscaling.v2.MetricSpecArgs(
+            type="External",
+            external=k8s.autoscaling.v2.ExternalMetricSourceArgs(
+                metric=k8s.autoscaling.v2.MetricIdentifierArgs(
+                    name=POOL_HPA_METRICS[metric],
+                    selector=k8s.meta.v1.LabelSelectorArgs(match_labels={POOL_SERIES_LABEL: pool.name}),
+                ),
+                target=k8s.autoscaling.v2.MetricTargetArgs(type="Value", value=str(spec.target_percent)),
+            ),
+        )
+        return [external]
+    return [_pods_metric(HPA_METRICS[metric], spec.target_percent)]
 
 
 def _check(args: InferenceServiceArgs) -> None:
@@ -286,6 +363,8 @@ def _check(args: InferenceServiceArgs) -> None:
     if pool.purpose is not PoolPurpose.INFERENCE:
         problems.append(Problem("pool.purpose", f"pool {pool.name!r} is not an inference pool", pool.purpose.value))
     problems += cuda_problems(args.cloud, spec, pool, args.driver_version)
+    if replica_gpu_memory(args.cloud, spec, pool) is None:
+        problems.append(Problem("pool.instanceTypes", "no GPU type of the catalog", list(pool.instance_types)))
     if (cloud.workload_identity_annotation is None) != (args.identity_role is None):
         needs = "needed" if cloud.workload_identity_annotation is not None else "not used"
         problems.append(Problem("identityRole", f"{needs} on {args.cloud.value}", args.identity_role))
@@ -322,48 +401,97 @@ def _tls_annotations(args: InferenceServiceArgs) -> Mapping[str, pulumi.Input[st
     return annotations
 
 
-def _pod(args: InferenceServiceArgs, app: Mapping[str, str]) -> k8s.core.v1.PodSpecArgs:
-    spec, pool = args.service, args.pool
+def _server_command(
+    spec: InferenceServiceSpec, memory: ReplicaGpuMemory
+) -> tuple[list[str] | None, list[str] | None, str]:
+    """The server container's command, args and readiness path for its server kind, capped to the replica's GPU
+    memory (:data:`MEMORY_HEADROOM` of its cap, as a fraction of the memory its process sees)."""
     model = spec.served_model_name
-    models = k8s.core.v1.VolumeMountArgs(name="models", mount_path=MODEL_BASE_PATH)
-    tmp = k8s.core.v1.VolumeMountArgs(name="tmp", mount_path="/tmp")
-    # TensorFlow Serving opens its REST port only once ServerCore::Create has loaded the models
-    # (tensorflow_serving/model_servers/server.cc), and GET /v1/models/<name> reports the model's versions
-    # (TensorFlow Serving RESTful API, "Model status API"): readiness means the model is served.
-    path = f"/v1/models/{model}" if spec.server is ModelServer.TENSORFLOW_SERVING else str(spec.probe_path)
-    served = k8s.core.v1.HTTPGetActionArgs(path=path, port="http")
-    server = k8s.core.v1.ContainerArgs(
-        name="server",
-        image=spec.image or versions.TENSORFLOW_SERVING_GPU_IMAGE,
-        command=["tensorflow_model_server"] if spec.server is ModelServer.TENSORFLOW_SERVING else None,
-        args=(
+    fraction = f"{MEMORY_HEADROOM * memory.cap_gib / memory.visible_gib:.3f}"
+    if spec.server is ModelServer.TENSORFLOW_SERVING:
+        # TensorFlow Serving opens its REST port only once ServerCore::Create has loaded the models
+        # (tensorflow_serving/model_servers/server.cc), and GET /v1/models/<name> reports the model's versions
+        # (TensorFlow Serving RESTful API, "Model status API"): readiness means the model is served. Without a
+        # fraction TensorFlow takes nearly all of the GPU (main.cc at 2.18.0: 0.0 lets "Tensorflow ...
+        # automatically select a value").
+        return (
+            ["tensorflow_model_server"],
             [
                 f"--model_name={model}",
                 f"--model_base_path={MODEL_BASE_PATH}/{model}",
-                f"--rest_api_port={spec.port}",
+                f"--rest_api_port={spec.serving_port}",
                 f"--port={GRPC_PORT}",
-            ]
-            if spec.server is ModelServer.TENSORFLOW_SERVING
-            else None
-        ),
+                f"--per_process_gpu_memory_fraction={fraction}",
+            ],
+            f"/v1/models/{model}",
+        )
+    if spec.server is ModelServer.VLLM:
+        # The image's entrypoint is `vllm serve` (docker/Dockerfile, target vllm-openai); the model is the staged
+        # directory. The API server starts listening once the engine has loaded the model, and /health answers 200
+        # while the engine is alive (vLLM docs, deployment/k8s.md probes).
+        return (
+            None,
+            [
+                f"{MODEL_BASE_PATH}/{model}",
+                f"--served-model-name={model}",
+                "--host=0.0.0.0",
+                f"--port={spec.serving_port}",
+                f"--gpu-memory-utilization={fraction}",
+                f"--tensor-parallel-size={spec.gpus_per_replica}",
+            ],
+            "/health",
+        )
+    return None, None, str(spec.probe_path)
+
+
+def _pod(args: InferenceServiceArgs, app: Mapping[str, str]) -> k8s.core.v1.PodSpecArgs:
+    spec, pool = args.service, args.pool
+    model = spec.served_model_name
+    memory = replica_gpu_memory(args.cloud, spec, pool)
+    assert memory is not None  # _check refused a pool without catalog types
+    models = k8s.core.v1.VolumeMountArgs(name="models", mount_path=MODEL_BASE_PATH)
+    tmp = k8s.core.v1.VolumeMountArgs(name="tmp", mount_path="/tmp")
+    command, server_args, path = _server_command(spec, memory)
+    served = k8s.core.v1.HTTPGetActionArgs(path=path, port="http")
+    env = {"MODEL_NAME": model, "MODEL_BASE_PATH": MODEL_BASE_PATH}
+    mounts = [k8s.core.v1.VolumeMountArgs(name="models", mount_path=MODEL_BASE_PATH, read_only=True), tmp]
+    volumes = [
+        k8s.core.v1.VolumeArgs(name="models", empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs()),
+        k8s.core.v1.VolumeArgs(name="tmp", empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs()),
+    ]
+    if spec.server is ModelServer.VLLM:
+        env |= {"HOME": "/tmp", **_VLLM_ENV}
+        mounts.append(k8s.core.v1.VolumeMountArgs(name="dshm", mount_path="/dev/shm"))
+        volumes.append(
+            k8s.core.v1.VolumeArgs(
+                name="dshm", empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs(medium="Memory", size_limit=f"{_SHM_GIB}Gi")
+            )
+        )
+    liveness = (
+        k8s.core.v1.ProbeArgs(http_get=served, period_seconds=20, failure_threshold=3)
+        if spec.server is ModelServer.VLLM
+        else k8s.core.v1.ProbeArgs(
+            tcp_socket=k8s.core.v1.TCPSocketActionArgs(port="http"), period_seconds=20, failure_threshold=3
+        )
+    )
+    server = k8s.core.v1.ContainerArgs(
+        name="server",
+        image=spec.image or default_image(spec),
+        command=command,
+        args=server_args,
         # The TensorFlow Serving images' entrypoint serves ${MODEL_BASE_PATH}/${MODEL_NAME} (tools/docker/
         # Dockerfile.gpu), so an image that keeps it, or a custom server, finds the model the same way.
-        env=[
-            k8s.core.v1.EnvVarArgs(name="MODEL_NAME", value=model),
-            k8s.core.v1.EnvVarArgs(name="MODEL_BASE_PATH", value=MODEL_BASE_PATH),
-        ],
-        ports=[k8s.core.v1.ContainerPortArgs(name="http", container_port=spec.port, protocol="TCP")],
+        env=[k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in env.items()],
+        ports=[k8s.core.v1.ContainerPortArgs(name="http", container_port=spec.serving_port, protocol="TCP")],
         resources=k8s.core.v1.ResourceRequirementsArgs(
             requests={"cpu": spec.cpu, "memory": spec.memory},
-            limits={"cpu": spec.cpu, "memory": spec.memory, **_gpu_limits(spec, pool, args.cloud)},
+            limits={"cpu": spec.cpu, "memory": spec.memory, **_gpu_limits(spec, memory, args.cloud)},
         ),
         startup_probe=k8s.core.v1.ProbeArgs(http_get=served, period_seconds=10, failure_threshold=_STARTUP_MINUTES * 6),
         readiness_probe=k8s.core.v1.ProbeArgs(http_get=served, period_seconds=10, failure_threshold=3),
-        liveness_probe=k8s.core.v1.ProbeArgs(
-            tcp_socket=k8s.core.v1.TCPSocketActionArgs(port="http"), period_seconds=20, failure_threshold=3
-        ),
+        liveness_probe=liveness,
         security_context=_container_security(),
-        volume_mounts=[k8s.core.v1.VolumeMountArgs(name="models", mount_path=MODEL_BASE_PATH, read_only=True), tmp],
+        volume_mounts=mounts,
     )
     return k8s.core.v1.PodSpecArgs(
         service_account_name=spec.name,
@@ -390,10 +518,7 @@ def _pod(args: InferenceServiceArgs, app: Mapping[str, str]) -> k8s.core.v1.PodS
         ),
         # No Kubernetes API token: the cloud identity webhooks mount their own projected tokens.
         automount_service_account_token=False,
-        volumes=[
-            k8s.core.v1.VolumeArgs(name="models", empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs()),
-            k8s.core.v1.VolumeArgs(name="tmp", empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs()),
-        ],
+        volumes=volumes,
     )
 
 
@@ -411,6 +536,11 @@ def _staging_container(
         "MODEL_VERSION": str(spec.model_version),
         "MODEL_NAME": model,
         "MODEL_BASE_PATH": MODEL_BASE_PATH,
+        # TensorFlow Serving reads <base>/<name>/<version>/ and a SavedModel; vLLM one Hugging Face model directory.
+        "MODEL_LAYOUT": "flat" if spec.server is ModelServer.VLLM else "versioned",
+        "MODEL_FORMAT": {ModelServer.VLLM: "huggingface", ModelServer.TENSORFLOW_SERVING: "savedmodel"}.get(
+            spec.server, "any"
+        ),
         "HOME": "/tmp",
     }
     if args.cloud is Cloud.AWS:
@@ -438,13 +568,9 @@ def _container_security() -> k8s.core.v1.SecurityContextArgs:
     )
 
 
-def _gpu_limits(spec: InferenceServiceSpec, pool: GpuNodePoolSpec | SpotGroupSpec, cloud: Cloud) -> dict[str, str]:
-    """``nvidia.com/gpu`` per replica; on a shared ACK pool, its share of GPU memory as ``aliyun.com/gpu-mem``."""
-    replicas = pool.gpu_time_slicing_replicas if isinstance(pool, GpuNodePoolSpec) else None
-    resource = profile(cloud).shared_gpu_resource if replicas is not None else labels.GPU_TAINT_KEY
-    if resource == labels.GPU_TAINT_KEY:
-        # Unshared, or AWS time-slicing: each nvidia.com/gpu is one time-sliced replica.
-        return {resource: str(spec.gpus_per_replica)}
-    assert replicas is not None
-    memory = min(t.gpu_memory_gib for name in pool.instance_types if (t := lookup(cloud, name)) is not None)
-    return {resource: str(int(memory // replicas) * spec.gpus_per_replica)}
+def _gpu_limits(spec: InferenceServiceSpec, memory: ReplicaGpuMemory, cloud: Cloud) -> dict[str, str]:
+    """``nvidia.com/gpu`` per replica (AWS time-slicing: one replica of a GPU); on a shared ACK pool its GPU memory as
+    ``aliyun.com/gpu-mem`` (GiB), which cGPU makes the memory the container sees."""
+    if memory.shares is None or cloud is Cloud.AWS:
+        return {labels.GPU_TAINT_KEY: str(spec.gpus_per_replica)}
+    return {profile(cloud).shared_gpu_resource: str(memory.cap_gib)}

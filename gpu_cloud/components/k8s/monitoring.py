@@ -23,8 +23,9 @@ __all__ = [
     "IDLE_GPU_PERCENT",
     "POOL_HPA_METRICS",
     "POOL_SERIES_LABEL",
-    "QUEUE_METRIC",
-    "QUEUE_SERIES",
+    "REQUEST_METRICS",
+    "RUNNING_METRIC",
+    "WAITING_METRIC",
     "XID_ALERT_MINUTES",
     "adapter_external_rules",
     "adapter_rules",
@@ -49,17 +50,23 @@ one pod even when time-sliced (internal/pkg/transformation/kubernetes.go at 4.5.
 shared GPU do not exist or belong to one pod; the pool's GPUs, which only inference pods share, are what the
 service's replicas load."""
 
-QUEUE_SERIES = "vllm:num_requests_waiting"
-"""vLLM's gauge of the requests waiting in its scheduler ("Number of requests waiting to be processed",
-vllm/v1/metrics/loggers.py, labels model_name and engine), served on the API server's ``/metrics``; scraped by the
-service's PodMonitor, which adds the pod's ``namespace`` and ``pod`` (prometheus-operator PodMonitor target
-labels)."""
+REQUEST_METRICS: dict[str, str] = {
+    "vllm:num_requests_running": "vllm_requests_running",
+    "vllm:num_requests_waiting": "vllm_requests_waiting",
+}
+"""Pods metric prometheus-adapter serves for each of vLLM's scheduler gauges (vllm/v1/metrics/loggers.py: "Number
+of requests in model execution batches", "Number of requests waiting to be processed"; labels model_name and
+engine), read from the API server's ``/metrics`` by the service's PodMonitor, which adds the pod's ``namespace`` and
+``pod`` (prometheus-operator PodMonitor target labels); summed over the pod's engines (one per data-parallel rank).
+Both move with traffic, unlike a model server's GPU memory, which it reserves when it starts (vLLM
+``--gpu-memory-utilization``, TensorFlow Serving ``--per_process_gpu_memory_fraction``): the running requests grow
+with the load up to what a replica batches, the waiting ones from there (spec.GpuMetric.REQUESTS)."""
 
-QUEUE_METRIC = "vllm_requests_waiting"
-"""Pods metric prometheus-adapter serves from :data:`QUEUE_SERIES`: a replica's waiting requests. It moves with
-traffic: it is 0 while the replicas keep up and grows as soon as they do not, unlike a model server's GPU memory,
-which it reserves when it starts (vLLM ``--gpu-memory-utilization``, TensorFlow Serving
-``--per_process_gpu_memory_fraction``)."""
+RUNNING_METRIC = REQUEST_METRICS["vllm:num_requests_running"]
+"""A replica's running requests (the HPA's target ``targetRequestsRunning``)."""
+
+WAITING_METRIC = REQUEST_METRICS["vllm:num_requests_waiting"]
+"""A replica's waiting requests (the HPA's target ``targetRequestsWaiting``)."""
 
 IDLE_GPU_PERCENT = 30
 """A pool whose average GPU utilisation stays below this is idle (the scale-in signal)."""
@@ -81,15 +88,18 @@ _POD_RESOURCES = {"overrides": {"namespace": {"resource": "namespace"}, "pod": {
 
 
 def adapter_rules() -> list[dict[str, Any]]:
-    """prometheus-adapter custom rules (chart value ``rules.custom``) for the metrics of :data:`HPA_METRICS` and
-    :data:`QUEUE_METRIC` (summed over the pod's engines: one per data-parallel rank)."""
+    """prometheus-adapter custom rules (chart value ``rules.custom``) for the metrics of :data:`REQUEST_METRICS` and
+    :data:`HPA_METRICS`."""
     return [
-        {
-            "seriesQuery": f'{QUEUE_SERIES}{{namespace!="",pod!=""}}',
-            "resources": _POD_RESOURCES,
-            "name": {"matches": f"^{QUEUE_SERIES}$", "as": QUEUE_METRIC},
-            "metricsQuery": "sum(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)",
-        },
+        *(
+            {
+                "seriesQuery": f'{series}{{namespace!="",pod!=""}}',
+                "resources": _POD_RESOURCES,
+                "name": {"matches": f"^{series}$", "as": metric},
+                "metricsQuery": "sum(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)",
+            }
+            for series, metric in REQUEST_METRICS.items()
+        ),
         {
             "seriesQuery": 'DCGM_FI_DEV_GPU_UTIL{namespace!="",pod!=""}',
             "resources": _POD_RESOURCES,

@@ -15,7 +15,14 @@ public name is importable from this package.
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.spec import checks as checks
 from gpu_cloud.components.spec import refusals as refusals
-from gpu_cloud.components.spec.checks import REQUIRED_TAGS, SPOT_NOTICE_SECONDS, alert_problems, training_problems
+from gpu_cloud.components.spec.checks import (
+    REQUIRED_TAGS,
+    SPOT_NOTICE_SECONDS,
+    ReplicaGpuMemory,
+    alert_problems,
+    replica_gpu_memory,
+    training_problems,
+)
 from gpu_cloud.components.spec.cluster import (
     ALICLOUD_ROTATION_DAYS,
     AWS_ROTATION_DAYS,
@@ -95,6 +102,7 @@ __all__ = [
     "PoolPurpose",
     "Problem",
     "QueueSpec",
+    "ReplicaGpuMemory",
     "SpotGroupSpec",
     "StackConfig",
     "StackConfigError",
@@ -111,6 +119,7 @@ __all__ = [
     "pool_gpus",
     "pool_memory_gib",
     "pool_problems",
+    "replica_gpu_memory",
     "spot_problems",
     "stack_check",
     "system_pool_problems",

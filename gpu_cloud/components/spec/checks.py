@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date
 
 from pydantic.alias_generators import to_camel
 
-from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.catalog import Cloud, lookup
 from gpu_cloud.components.spec.cluster import (
     ALICLOUD_KMS_INSTANCE_REQUIRED,
     ALICLOUD_ROTATION_DAYS,
@@ -34,7 +35,14 @@ from gpu_cloud.components.spec.stack import StackConfig, item_check, stack_check
 from gpu_cloud.components.spec.workloads import InferenceServiceSpec, TrainingJobSpec
 from gpu_cloud.components.versions import version_problem
 
-__all__ = ["REQUIRED_TAGS", "SPOT_NOTICE_SECONDS", "alert_problems", "training_problems"]
+__all__ = [
+    "REQUIRED_TAGS",
+    "SPOT_NOTICE_SECONDS",
+    "ReplicaGpuMemory",
+    "alert_problems",
+    "replica_gpu_memory",
+    "training_problems",
+]
 
 REQUIRED_TAGS = ("environment", "owner", "cost-center")
 """Tags every environment carries (the required-tags policy's default)."""
@@ -333,6 +341,102 @@ def _service_pool(config: StackConfig, path: str, service: InferenceServiceSpec)
     if pool.purpose is not PoolPurpose.INFERENCE:
         return [Problem(f"{path}.pool", f"pool {pool.name!r} is not an inference pool", service.pool)]
     return []
+
+
+@dataclass(frozen=True)
+class ReplicaGpuMemory:
+    """The GPU memory of one replica of an inference service, per GPU it takes, in GiB."""
+
+    gpu_gib: int
+    """A GPU of the pool (the least of its catalog types)."""
+    cap_gib: int
+    """What the replica may take: ``gpuMemoryGib``, or the whole GPU, or on a pool that shares GPUs its share."""
+    visible_gib: int
+    """What the replica's process sees as its GPU's memory: the whole GPU, except under ACK's cGPU, which shows a
+    container only the GPU memory it requested (components.alicloud.gpu_sharing)."""
+    shares: int | None
+    """The pool's ``gpuTimeSlicingReplicas`` (None: GPUs not shared)."""
+
+
+def replica_gpu_memory(
+    cloud: Cloud, service: InferenceServiceSpec, pool: GpuNodePoolSpec | SpotGroupSpec
+) -> ReplicaGpuMemory | None:
+    """The GPU memory of a replica of ``service`` on ``pool`` (None when no type of the pool is in the catalog)."""
+    sizes = [_whole_gib(cloud, t.gpu_memory_gib) for name in pool.instance_types if (t := lookup(cloud, name))]
+    if not sizes:
+        return None
+    gpu = min(sizes)
+    shares = pool.gpu_time_slicing_replicas if isinstance(pool, GpuNodePoolSpec) else None
+    cap = service.gpu_memory_gib or (gpu // shares if shares else gpu)
+    visible = cap if shares and cloud is Cloud.ALICLOUD else gpu
+    return ReplicaGpuMemory(gpu_gib=gpu, cap_gib=cap, visible_gib=visible, shares=shares)
+
+
+def _whole_gib(cloud: Cloud, catalog_gib: float) -> int:
+    """A GPU's memory in whole GiB, as a shared GPU's device plugin advertises it (the MiB NVML reports, divided by
+    1024 and rounded down: AliyunContainerService/gpushare-device-plugin ``setGPUMemory``). The AWS catalog's figure
+    is NVML-like MiB over 1024; Alibaba documents GB (the catalog records the figure as documented), read here as
+    10^9 bytes (an A10's 24 GB give 22 GiB), which errs low, never high."""
+    return int(catalog_gib * 10**9 / 2**30) if cloud is Cloud.ALICLOUD else int(catalog_gib)
+
+
+def _service_pools(config: StackConfig) -> dict[str, GpuNodePoolSpec | SpotGroupSpec]:
+    pools: dict[str, GpuNodePoolSpec | SpotGroupSpec] = {p.name: p for p in config.node_pools}
+    return pools | {g.name: g for g in config.spot_groups}
+
+
+@item_check("inference", "cloud", "node_pools", "spot_groups")
+def _service_gpu_memory(config: StackConfig, path: str, service: InferenceServiceSpec) -> list[Problem]:
+    """A replica's GPU memory must fit its GPU, and on an AWS pool that time-slices GPUs (no memory isolation) the
+    share each of the GPU's replicas can have; a replica on a shared GPU takes one GPU's share."""
+    pool = _service_pools(config).get(service.pool)
+    memory = None if pool is None else replica_gpu_memory(config.cloud, service, pool)
+    if pool is None or memory is None:
+        return []
+    problems = []
+    if memory.shares and service.gpus_per_replica > 1:
+        message = f"a replica on pool {pool.name!r}, which shares its GPUs, takes one GPU's share"
+        problems.append(Problem(f"{path}.gpusPerReplica", message, service.gpus_per_replica))
+    if memory.cap_gib > memory.gpu_gib:
+        message = f"more than the {memory.gpu_gib} GiB of a GPU of pool {pool.name!r}"
+        problems.append(Problem(f"{path}.gpuMemoryGib", message, memory.cap_gib))
+    elif memory.shares and config.cloud is Cloud.AWS and memory.cap_gib * memory.shares > memory.gpu_gib:
+        message = (
+            f"time-slicing does not isolate GPU memory: the {memory.shares} replicas that share a "
+            f"{memory.gpu_gib} GiB GPU of pool {pool.name!r} fit only in {memory.gpu_gib // memory.shares} GiB each"
+        )
+        problems.append(Problem(f"{path}.gpuMemoryGib", message, memory.cap_gib))
+    return problems
+
+
+@stack_check("inference", "cloud", "node_pools", "spot_groups")
+def _pool_holds_max_replicas(config: StackConfig) -> list[Problem]:
+    """At maxReplicas, a pool's services fit in the pool at its largest: GPUs (whole GPUs per replica), time-sliced
+    GPU replicas (one each) or, under cGPU, GiB of GPU memory (a sum: cGPU places each replica on one GPU, so the
+    check is necessary, not sufficient). An HPA asking for more than the pool holds leaves pods pending and, at the
+    pool's size, rollouts waiting for a GPU (k8s.md U2)."""
+    pools = _service_pools(config)
+    problems = []
+    for name, pool in pools.items():
+        served = [(i, s) for i, s in enumerate(config.inference) if s.pool == name]
+        memories = [replica_gpu_memory(config.cloud, s, pool) for _, s in served]
+        if not served or any(m is None for m in memories):
+            continue
+        gpus = max_nodes(pool) * pool_gpus(config.cloud, pool)
+        shares = memories[0].shares if memories[0] is not None else None
+        if shares and config.cloud is Cloud.ALICLOUD:
+            unit, holds = "GiB of GPU memory", gpus * min(m.gpu_gib for m in memories if m is not None)
+            need = sum(s.max_replicas * m.cap_gib for (_, s), m in zip(served, memories, strict=True) if m is not None)
+        elif shares:
+            unit, holds, need = "GPU replicas", gpus * shares, sum(s.max_replicas for _, s in served)
+        else:
+            unit, holds, need = "GPUs", gpus, sum(s.max_replicas * s.gpus_per_replica for _, s in served)
+        if need > holds:
+            i = served[-1][0]
+            names = ", ".join(s.name for _, s in served)
+            message = f"at maxReplicas the services of pool {name!r} ({names}) need {need} {unit}; it holds {holds}"
+            problems.append(Problem(f"inference.{i}.maxReplicas", message, served[-1][1].max_replicas))
+    return problems
 
 
 @item_check("inference", "checkpoint_bucket")

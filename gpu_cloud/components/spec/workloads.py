@@ -28,17 +28,31 @@ __all__ = [
 
 
 class GpuMetric(StrEnum):
-    """The GPU signal inference autoscaling follows (from the DCGM exporter via prometheus-adapter)."""
+    """The signal inference autoscaling follows (served to the HPA by prometheus-adapter)."""
 
     UTILIZATION = "gpu-utilization"
-    """DCGM_FI_DEV_GPU_UTIL."""
+    """DCGM_FI_DEV_GPU_UTIL: the share of time the GPU runs work, which follows traffic (the DCGM exporter)."""
     MEMORY = "gpu-memory"
-    """Framebuffer used over total: DCGM_FI_DEV_FB_USED / (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)."""
+    """Framebuffer used over total: DCGM_FI_DEV_FB_USED / (DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE). Only for a
+    custom server whose memory follows its traffic: TensorFlow Serving and vLLM reserve theirs when they start
+    (TF Serving's ``--per_process_gpu_memory_fraction``, vLLM's ``--gpu-memory-utilization``), so it never moves and
+    an HPA on it sits at one end of its range."""
+    REQUESTS = "requests"
+    """vLLM only: each replica's requests, running (``vllm:num_requests_running``, target
+    ``targetRequestsRunning``) and waiting (``vllm:num_requests_waiting``, target ``targetRequestsWaiting``); the
+    HPA follows whichever asks for more replicas. The running requests grow with the load up to what a replica
+    batches, so they hold a replica count that fits the load; the waiting ones, the queue depth AWS's EKS inference
+    autoscaling guide scales on, add replicas once the replicas are full. The queue alone is 0 until the replicas
+    are full and grows without bound after: an HPA on it alone drops to minReplicas, queues, jumps, drops again."""
 
 
 class ModelServer(StrEnum):
     """The model server an inference service runs."""
 
+    VLLM = "vllm"
+    """vLLM's OpenAI-compatible server (the default; components.versions.VLLM_IMAGE): the component stages a Hugging
+    Face model directory, starts ``vllm serve`` on it with its GPU memory share and tensor parallelism, probes
+    ``/health`` and scales on the waiting requests."""
     TENSORFLOW_SERVING = "tensorflow-serving"
     """TensorFlow Serving (the default image, or another build of it): the component passes the model name and base
     path and probes the model status endpoint."""
@@ -109,21 +123,29 @@ class InferenceServiceSpec(Spec):
     """The inference pool (or spot group) it runs on."""
     model_source: str = Field(min_length=1)
     """Key prefix of the model in the environment's bucket (checkpointBucket), e.g. ``models/resnet50``; its
-    numeric sub-prefixes (``models/resnet50/1/``) are the versions, each a SavedModel."""
+    numeric sub-prefixes (``models/resnet50/1/``) are the versions: a SavedModel for TensorFlow Serving, a Hugging
+    Face model directory (``config.json``, weights) for vLLM."""
     model_name: str | None = None
     """The name the server serves the model as (a path segment); default: the service's name."""
     model_version: Literal["latest"] | Annotated[int, Field(ge=0)] = "latest"
     """Which version to stage and serve: the highest-numbered one, or that number."""
-    server: ModelServer = ModelServer.TENSORFLOW_SERVING
-    """The model server of ``image``."""
+    server: ModelServer = ModelServer.VLLM
+    """The model server of ``image``: vLLM by default, the OpenAI-compatible LLM server both clouds' AI guides serve
+    with (docs/inference.md)."""
     image: str | None = None
-    """The server image; default TensorFlow Serving GPU (``components.versions``)."""
+    """The server image; default the server's (``components.versions``: vLLM, or TensorFlow Serving GPU)."""
     probe_path: str | None = Field(default=None, pattern=r"^/[!-~]*$")
     """A custom server's HTTP path that answers 200 once the model is served (startup and readiness probes)."""
-    port: int = Field(default=8501, ge=1, le=65535)
-    """The server's HTTP port (probes; the Service's target)."""
+    port: int | None = Field(default=None, ge=1, le=65535)
+    """The server's HTTP port (probes; the Service's target); default vLLM's 8000, else 8501."""
     gpus_per_replica: int = Field(default=1, ge=1, le=8)
-    """``nvidia.com/gpu`` limit per pod."""
+    """``nvidia.com/gpu`` limit per pod; vLLM's tensor parallelism (``--tensor-parallel-size``)."""
+    gpu_memory_gib: int | None = Field(default=None, ge=1, le=1024)
+    """The GPU memory a replica may take on each of its GPUs, in GiB: the server is started capped to it (vLLM
+    ``--gpu-memory-utilization``, TensorFlow Serving ``--per_process_gpu_memory_fraction``) and, on an ACK pool that
+    shares GPUs, it is the ``aliyun.com/gpu-mem`` the pod requests and cGPU enforces. Default: the whole GPU, or on a
+    pool that shares GPUs its share (the GPU's memory over ``gpuTimeSlicingReplicas``). A config where it does not
+    fit is refused."""
     cpu: str = Field(default="1", pattern=r"^([1-9][0-9]*m|[0-9]+(\.[0-9]+)?)$")
     """CPU request and limit of the server (a Kubernetes quantity)."""
     memory: str = Field(default="4Gi", pattern=r"^[1-9][0-9]*(Mi|Gi)$")
@@ -132,10 +154,16 @@ class InferenceServiceSpec(Spec):
     """Fewest replicas."""
     max_replicas: int = Field(default=4, ge=1, le=1000)
     """Most replicas."""
-    metric: GpuMetric = GpuMetric.MEMORY
-    """The GPU signal the HPA follows (the guide's default: GPU memory utilisation)."""
+    metric: GpuMetric | None = None
+    """The signal the HPA follows; default one that follows traffic: vLLM's requests, else GPU utilisation."""
     target_percent: int = Field(default=70, ge=1, le=100)
-    """The HPA target for the metric, in percent."""
+    """The HPA target of a GPU metric, in percent."""
+    target_requests_running: int = Field(default=16, ge=1, le=10000)
+    """The HPA target of ``requests`` for the running requests per replica (an average): the concurrency a replica
+    serves within the latency you want (measure it: ``vllm bench serve`` at rising ``--max-concurrency``); at most
+    what a replica batches (``--max-num-seqs``, its KV cache), or only the queue scales."""
+    target_requests_waiting: int = Field(default=5, ge=1, le=10000)
+    """The HPA target of ``requests`` for the waiting requests per replica (an average)."""
     internal_load_balancer: bool = False
     """Expose through the cloud's internal load balancer with a TLS 1.3 listener instead of ClusterIP (never
     internet-facing)."""
@@ -155,6 +183,18 @@ class InferenceServiceSpec(Spec):
     def served_model_name(self) -> str:
         """The name the server serves the model as."""
         return self.model_name or self.name
+
+    @property
+    def serving_port(self) -> int:
+        """The server's HTTP port: ``port``, or the server's own default."""
+        return self.port or (8000 if self.server is ModelServer.VLLM else 8501)
+
+    @property
+    def scaling_metric(self) -> GpuMetric:
+        """The signal the HPA follows: ``metric``, or the server's default."""
+        if self.metric is not None:
+            return self.metric
+        return GpuMetric.REQUESTS if self.server is ModelServer.VLLM else GpuMetric.UTILIZATION
 
     @model_validator(mode="after")
     def _checks(self) -> InferenceServiceSpec:
@@ -184,6 +224,19 @@ class InferenceServiceSpec(Spec):
             problems.append(
                 Problem("probePath", "TensorFlow Serving is probed on its model status endpoint", self.probe_path)
             )
+        if self.server is ModelServer.VLLM and self.probe_path is not None:
+            problems.append(Problem("probePath", "vLLM is probed on /health", self.probe_path))
+        if self.metric is GpuMetric.MEMORY and self.server is not ModelServer.CUSTOM:
+            problems.append(
+                Problem(
+                    "metric",
+                    f"{self.server.value} reserves its GPU memory when it starts, so GPU memory does not follow "
+                    "traffic; use gpu-utilization" + (" or requests" if self.server is ModelServer.VLLM else ""),
+                    self.metric.value,
+                )
+            )
+        if self.metric is GpuMetric.REQUESTS and self.server is not ModelServer.VLLM:
+            problems.append(Problem("metric", "only vLLM reports its running and waiting requests", self.metric.value))
         if self.internal_load_balancer and not self.tls_certificate:
             problems.append(Problem("tlsCertificate", "the internal load balancer's TLS 1.3 listener needs one", None))
         if self.aws_ssl_policy is not None and self.aws_ssl_policy not in AWS_TLS13_SSL_POLICIES:
