@@ -270,6 +270,7 @@ class GpuEnvironment(pulumi.ComponentResource):
                     job_identities=dict(job_roles),
                     job_roles={job: role.role_name for job, role in job_roles.items()},
                     load_balancer_zone_maps=zone_maps,
+                    volume_key=key.key_id,
                 ),
             ),
             opts=pulumi.ResourceOptions(parent=self),

@@ -25,7 +25,6 @@ ON_DEMAND = "on-demand"
 """The capacity label's value on on-demand pools (components.labels.CAPACITY_LABEL)."""
 
 
-
 @dataclass(kw_only=True)
 class GpuNodePoolArgs(PoolArgs):
     """Inputs of a GpuNodePool: the spec, and the cluster, vswitches, key and tags of PoolArgs."""

@@ -26,6 +26,7 @@ import pulumi_aws as aws
 
 from gpu_cloud.components.aws.checks import eks_node_group_problems
 from gpu_cloud.components.aws.cluster import GpuCluster, GpuClusterArgs
+from gpu_cloud.components.aws.ebs_csi import EbsCsiDriver, EbsCsiDriverArgs
 from gpu_cloud.components.aws.expander import expander_priorities
 from gpu_cloud.components.aws.identity import (
     PodIdentityRole,
@@ -236,13 +237,24 @@ class GpuEnvironment(pulumi.ComponentResource):
         deploy_path = self._deploy_path(name, args, network, cluster)
         outputs["deployRunnerVpcId"] = args.runner_vpc_id
         model_bucket = bucket.bucket_name if bucket is not None else None
+        # Volume claims bind only with the EBS CSI driver (Prometheus' volume among them).
+        ebs = EbsCsiDriver(
+            f"{name}-ebs-csi",
+            EbsCsiDriverArgs(
+                cluster_name=cluster.cluster_name,
+                kubernetes_version=config.cluster.kubernetes_version,
+                key_alias=key.alias_name,
+            ),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster]),
+        )
+        clients = [str(config.network.vpc_cidr), *([str(config.peering.peer_vpc_cidr)] if config.peering else [])]
         self.kubernetes = KubernetesLayer(
             name,
             KubernetesLayerArgs(
                 config=config,
                 cluster=ClusterHandle(
                     kubeconfig=cluster.kubeconfig,
-                    ready=[cluster, *deploy_path],
+                    ready=[cluster, ebs, *deploy_path],
                     pools={**node_pools, **spot_groups},
                     cluster_name=cluster.cluster_name,
                     expander_priorities=expander_priorities(config.spot_groups),
@@ -252,6 +264,8 @@ class GpuEnvironment(pulumi.ComponentResource):
                     inference_identities=inference_identities,
                     checkpoint_uri=pulumi.Output.concat("s3://", model_bucket) if model_bucket is not None else None,
                     job_identities=job_identities,
+                    client_cidrs=clients,
+                    volume_key=key.key_arn,
                 ),
             ),
             opts=pulumi.ResourceOptions(parent=self),

@@ -20,7 +20,7 @@ from gpu_cloud.components.k8s.cuda import cuda_problems
 from gpu_cloud.components.k8s.inference import InferenceService, InferenceServiceArgs
 from gpu_cloud.components.k8s.priority import PriorityClasses
 from gpu_cloud.components.k8s.queueing import TrainingQueues, TrainingQueuesArgs
-from gpu_cloud.components.k8s.rbac import GpuRbac, GpuRbacArgs
+from gpu_cloud.components.k8s.rbac import GpuRbac, GpuRbacArgs, WorkloadIdentityGuard, WorkloadIdentityGuardArgs
 from gpu_cloud.components.k8s.training import TrainingDefaults, TrainingDefaultsArgs
 from gpu_cloud.components.k8s.training_job import TrainingJob, TrainingJobArgs
 from gpu_cloud.components.moved import was_top_level
@@ -78,6 +78,11 @@ class ClusterHandle:
     """Per training job name, its own checkpoint identity (Pod Identity role or RRSA role component)."""
     job_roles: Mapping[str, str] = field(default_factory=dict)
     """ACK: per training job name, the RAM role its ServiceAccount names."""
+    client_cidrs: Sequence[str] = ()
+    """AWS: the networks the inference endpoints' clients are in (the VPC, a peered VPC): the internal NLBs open the
+    nodes to these only (components.k8s.inference, aws.md A9)."""
+    volume_key: pulumi.Input[str] | None = None
+    """The environment's KMS key that encrypts the layer's volumes (AWS: its ARN; Alibaba Cloud: its id)."""
 
 
 def layer_problems(config: StackConfig, driver_version: str | None = None) -> list[Problem]:
@@ -167,9 +172,15 @@ class KubernetesLayer(pulumi.ComponentResource):
                     None if config.alert_receiver_url is None else pulumi.Output.secret(config.alert_receiver_url)
                 ),
                 kubernetes_version=config.cluster.kubernetes_version,
+                volume_key=cluster.volume_key,
             ),
             opts=child_opts(),
         )
+        identities = _workload_identities(config)
+        if identities:
+            WorkloadIdentityGuard(
+                f"{name}-workload-identities", WorkloadIdentityGuardArgs(identities), opts=child_opts(rbac)
+            )
         for service in config.inference:
             # StackConfig requires checkpointBucket with inference services, so the back end passes its bucket.
             assert cluster.model_bucket is not None
@@ -187,6 +198,7 @@ class KubernetesLayer(pulumi.ComponentResource):
                     identity_role=cluster.inference_roles.get(service.name),
                     tls_policy=cluster.inference_tls_policy if internal else None,
                     zone_maps=cluster.load_balancer_zone_maps if internal else None,
+                    client_cidrs=cluster.client_cidrs if internal else (),
                 ),
                 opts=child_opts(addons),
             )
@@ -206,7 +218,7 @@ class KubernetesLayer(pulumi.ComponentResource):
             if config.training.queues:
                 queues = TrainingQueues(
                     f"{name}-training-queues",
-                    TrainingQueuesArgs(training=config.training, pools=training_pools),
+                    TrainingQueuesArgs(training=config.training, pools=training_pools, cloud=config.cloud),
                     opts=child_opts(rbac),
                 )
                 for job in config.training.jobs:
@@ -220,6 +232,7 @@ class KubernetesLayer(pulumi.ComponentResource):
                             checkpoint_uri=pulumi.Output.concat(
                                 cluster.checkpoint_uri or "", "/", job.checkpoint_prefix
                             ),
+                            region=config.region,
                             role=cluster.job_roles.get(job.name),
                         ),
                         opts=child_opts(rbac, queues),
@@ -232,6 +245,15 @@ class KubernetesLayer(pulumi.ComponentResource):
                     )
         self.rbac = rbac
         self.register_outputs({})
+
+
+def _workload_identities(config: StackConfig) -> dict[str, list[str]]:
+    """``<namespace>/<ServiceAccount>`` of every workload identity -> the images a JobSet may run with it
+    (components.k8s.rbac.identity_policy_spec): each job's own, none for an inference service."""
+    identities: dict[str, list[str]] = {f"{INFERENCE_NAMESPACE}/{s.name}": [] for s in config.inference}
+    if config.training is not None:
+        identities |= {f"{config.training.namespace}/{j.name}": [j.image] for j in config.training.jobs}
+    return identities
 
 
 def _pools(config: StackConfig) -> dict[str, GpuNodePoolSpec | SpotGroupSpec]:
