@@ -517,13 +517,22 @@ PIN_SOURCES: Final[Mapping[str, PinSource]] = {
         "2026-05-27",
         read_on="2026-12-03",
     ),
+    # The newest vLLM release seen: 0.31.0 (aws/deep-learning-containers docs/src/data/vllm/0.31.0-gpu-ec2.yml at
+    # c6e3ca18, the newest of its vLLM data files; no release date given there).
     "image/vllm": PinSource(
         f"{_GH}/vllm-project/vllm/blob/c8246ae4a217d4f3a5d7fd75bcef375ddb00c019/.buildkite/scripts/"
         "publish-release-images.sh",
+        "v0.31.0",
         "2026-12-03",
+        read_on="2026-12-03",
     ),
-    "eks-addon/1.35/aws-ebs-csi-driver": PinSource(f"{_GH}/mitodl/ol-infrastructure/pull/5959", "2026-12-03"),
-    "eks-addon/1.36/aws-ebs-csi-driver": PinSource(f"{_GH}/mitodl/ol-infrastructure/pull/5959", "2026-12-03"),
+    # EKS's defaultVersion for 1.36 on 2026-09-21 (the pull request's description).
+    "eks-addon/1.35/aws-ebs-csi-driver": PinSource(
+        f"{_GH}/mitodl/ol-infrastructure/pull/5959", "v1.66.0-eksbuild.1", "2026-09-21", read_on="2026-12-03"
+    ),
+    "eks-addon/1.36/aws-ebs-csi-driver": PinSource(
+        f"{_GH}/mitodl/ol-infrastructure/pull/5959", "v1.66.0-eksbuild.1", "2026-09-21", read_on="2026-12-03"
+    ),
 }
 """Pin id (see ``pins``) -> where that exact value was verified and when, and the newest release seen of its line."""
 
