@@ -26,7 +26,7 @@ def moto_server() -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a loaded runner starts it slowly
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()

@@ -1,5 +1,6 @@
-"""EbsCsiDriver: the EBS CSI add-on at its pinned build, after its Pod Identity role for kube-system/ebs-csi-controller-sa
-with AWS's managed driver policy and grants on the environment key only; the policies lint clean (parliament)."""
+"""EbsCsiDriver: the EBS CSI add-on at its pinned build, after its Pod Identity role for
+kube-system/ebs-csi-controller-sa with AWS's managed driver policy and grants on the environment key only; the policies
+lint clean (parliament)."""
 
 from __future__ import annotations
 

@@ -63,4 +63,3 @@ def test_the_configuration_is_valid_for_the_addons_schema() -> None:
 def test_the_dcgm_server_tolerates_every_gpu_node_taint(taint: dict[str, str]) -> None:
     tolerations = _configuration()["dcgmAgent"]["tolerations"]
     assert any(_tolerates(t, taint) for t in tolerations)
-
