@@ -81,6 +81,9 @@ TEMPLATE_READS: Mapping[str, tuple[TemplateRead, ...]] = {
         # templates/alertmanager/secret.yaml: `alertmanager.yaml: {{ tpl (toYaml .Values.alertmanager.config) . }}`;
         # what is inside is Alertmanager's configuration, not the chart's.
         TemplateRead("alertmanager.config", f"{_KPS}/templates/alertmanager/secret.yaml#L21"),
+        # templates/prometheus/prometheus.yaml: `storage: {{ tpl (toYaml .Values.prometheus.prometheusSpec.storageSpec
+        # ...) }}`: the Prometheus resource's StorageSpec (values.yaml lists `storageSpec: {}`).
+        TemplateRead("prometheus.prometheusSpec.storageSpec", f"{_KPS}/templates/prometheus/prometheus.yaml#L304-L306"),
     ),
     "nvidia-device-plugin": (
         # _helpers.tpl: `range $name, $contents := $.Values.config.map` (config name -> device plugin config file).

@@ -315,8 +315,8 @@ def test_more_replicas_at_minimum_than_the_pool_holds(project: Path, capsys: pyt
         c["inference"][0]["minReplicas"] = c["inference"][0]["maxReplicas"] = 17
 
     assert refused(project, capsys, "prod", mutate) == [
-        "gpu-cloud:inference.0.maxReplicas: at maxReplicas the services of pool 'inference-a10g' (resnet) need 17 GPUs; "
-        "it holds 16 (got 17)",
+        "gpu-cloud:inference.0.maxReplicas: at maxReplicas the services of pool 'inference-a10g' (resnet) need 17 "
+        "GPUs; it holds 16 (got 17)",
         "gpu-cloud:inference.0.minReplicas: more replicas than the 16 nodes of pool inference-a10g hold (16) (got 17)",
     ]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -13,14 +14,21 @@ from tests.stacks.test_environments import plan
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _jobset(stack: str, name: str) -> dict[str, object]:
+def _jobset(stack: str, name: str) -> dict[str, Any]:
     [found] = [r.inputs for r in plan(stack).resources if r.type.endswith(":JobSet") and r.name == name]
     return found
 
 
 def test_a_rendered_acceptance_test_is_the_one_the_stack_declares(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["prod", "acceptance", "training-h100", "--dir", str(ROOT)]) == 0
-    assert yaml.safe_load(capsys.readouterr().out) == _jobset("prod", "prod-accept-training-h100-jobset")
+    assert yaml.safe_load(capsys.readouterr().out) == _a_run(_jobset("prod", "prod-accept-training-h100-jobset"))
+
+
+def _a_run(declared: dict[str, Any]) -> dict[str, Any]:
+    """The declared JobSet as a run of its own: ``generateName`` ``<name>-`` instead of the name Pulumi manages, so
+    ``kubectl create`` never collides with it (ecosystem F5)."""
+    metadata = {k: v for k, v in declared["metadata"].items() if k != "name"}
+    return {**declared, "metadata": {"generateName": f"{declared['metadata']['name']}-", **metadata}}
 
 
 def test_a_rendered_job_is_the_stacks_with_the_bucket_given(capsys: pytest.CaptureFixture[str]) -> None:
@@ -29,7 +37,7 @@ def test_a_rendered_job_is_the_stacks_with_the_bucket_given(capsys: pytest.Captu
     [container] = rendered["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"]
     assert {"name": "CHECKPOINT_URI", "value": "oss://ckpt/jobs/llm-pretrain/"} in container["env"]
     declared = _jobset("prod-cn", "prod-cn-llm-pretrain-jobset")
-    assert rendered["metadata"] == declared["metadata"]
+    assert rendered["metadata"] == _a_run(declared)["metadata"]
     assert rendered["spec"]["failurePolicy"] == declared["spec"]["failurePolicy"]  # type: ignore[index]
 
 

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 from gpu_cloud.components import versions
-from gpu_cloud.components.k8s import InferenceService, InferenceServiceArgs
+from gpu_cloud.components.k8s import InferenceService
 from gpu_cloud.components.spec import Cloud, GpuMetric, InferenceServiceSpec, ModelServer
 from tests.crds import errors
 from tests.k8s.conftest import assert_valid, children, inference_pool, kinds, one, refused, run
+from tests.k8s.test_inference import _args as inference_args
 
 ACK_POOL = {"instance_types": ("ecs.gn7i-c8g1.2xlarge",)}
 
@@ -24,16 +25,10 @@ def llm(**changes: Any) -> InferenceServiceSpec:
 
 
 def _args(spec: InferenceServiceSpec, pool: Any = None, cloud: Cloud = Cloud.AWS, **changes: Any) -> Any:
-    fields: dict[str, Any] = {
-        "service": spec,
-        "pool": pool or inference_pool(),
-        "cloud": cloud,
-        "model_bucket": "gpucloud-env-ckpt",
-        "region": "us-east-1" if cloud is Cloud.AWS else "cn-hangzhou",
-    }
+    """test_inference's arguments, with the service's own RRSA role on ACK."""
     if cloud is Cloud.ALICLOUD:
-        fields["identity_role"] = "env-llm-inference"
-    return InferenceServiceArgs(**(fields | changes))
+        changes.setdefault("identity_role", "env-llm-inference")
+    return inference_args(spec, pool, cloud, **changes)
 
 
 def _plan(spec: InferenceServiceSpec, pool: Any = None, cloud: Cloud = Cloud.AWS, **changes: Any) -> Any:

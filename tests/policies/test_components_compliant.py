@@ -157,6 +157,11 @@ def _aws() -> None:
         ),
         opts=opts,
     )
+    amz.EbsCsiDriver(
+        "ebs-csi",
+        amz.EbsCsiDriverArgs(cluster_name="gpu", kubernetes_version="1.35", key_alias=key.alias_name),
+        opts=opts,
+    )
 
 
 def _alicloud() -> None:
@@ -257,8 +262,11 @@ def _kubernetes() -> None:
     internal = service.model_copy(
         update={"name": "internal", "internal_load_balancer": True, "tls_certificate": "arn:aws:acm:cert"}
     )
+    clients = ["10.0.0.0/16"]  # the VPC: the NodePort opens to it only
     kube.InferenceService(
-        "internal", kube.InferenceServiceArgs(service=internal, pool=inference, cloud=Cloud.AWS, **store), opts=opts
+        "internal",
+        kube.InferenceServiceArgs(service=internal, pool=inference, cloud=Cloud.AWS, client_cidrs=clients, **store),
+        opts=opts,
     )
     kube.TrainingDefaults(
         "training", kube.TrainingDefaultsArgs(training=TrainingSpec(), access=ACCESS, cloud=Cloud.AWS), opts=opts
@@ -284,7 +292,9 @@ def _kubernetes() -> None:
     )
     kube.TrainingJob(
         "job",
-        kube.TrainingJobArgs(job=job, pool=training, training=queues, cloud=Cloud.AWS, checkpoint_uri="s3://b/j/"),
+        kube.TrainingJobArgs(
+            job=job, pool=training, training=queues, cloud=Cloud.AWS, checkpoint_uri="s3://b/j/", region="us-east-1"
+        ),
         opts=opts,
     )
     kube.PoolAcceptanceTest(

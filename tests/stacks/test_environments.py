@@ -416,20 +416,33 @@ def test_staging_peers_to_the_data_vpc_of_the_referenced_stack() -> None:
     assert plan("staging").warnings == ()
 
 
-def test_staging_and_prod_scale_inference_on_gpu_memory_at_seventy_percent() -> None:
+def test_staging_and_prod_scale_tensorflow_serving_on_gpu_utilization_at_seventy_percent() -> None:
     for stack in ("staging", "prod"):
         hpa = named(stack, f"{stack}-resnet-hpa").inputs["spec"]
-        assert hpa["metrics"][0]["pods"]["metric"]["name"] == "gpu_memory_utilization"
+        assert hpa["metrics"][0]["pods"]["metric"]["name"] == "gpu_utilization"
         assert hpa["metrics"][0]["pods"]["target"]["averageValue"] == "70"
 
 
-def test_prod_cn_scales_inference_on_its_shared_pools_gpu_memory() -> None:
+def test_prod_cn_scales_tensorflow_serving_on_its_shared_pools_gpu_utilization() -> None:
     [metric] = named("prod-cn", "prod-cn-resnet-hpa").inputs["spec"]["metrics"]
     assert metric["external"]["metric"] == {
-        "name": "gpu_pool_memory_utilization",
+        "name": "gpu_pool_utilization",
         "selector": {"matchLabels": {"label_gpucloud_io_pool": "inference"}},
     }
     assert metric["external"]["target"] == {"type": "Value", "value": "70"}
+
+
+@pytest.mark.parametrize(
+    ("stack", "gpu_limit"), [("prod", {"nvidia.com/gpu": "1"}), ("prod-cn", {"aliyun.com/gpu-mem": "10"})]
+)
+def test_prod_and_prod_cn_serve_an_llm_with_vllm_scaled_on_its_requests(stack: str, gpu_limit: dict[str, str]) -> None:
+    pod = named(stack, f"{stack}-llm-deployment").inputs["spec"]["template"]["spec"]
+    [server] = pod["containers"]
+    assert server["image"].startswith("vllm/vllm-openai:")
+    assert gpu_limit.items() <= server["resources"]["limits"].items()
+    hpa = named(stack, f"{stack}-llm-hpa").inputs["spec"]
+    assert [m["pods"]["metric"]["name"] for m in hpa["metrics"]] == ["vllm_requests_running", "vllm_requests_waiting"]
+    assert named(stack, f"{stack}-llm-pod-monitor").inputs["kind"] == "PodMonitor"
 
 
 @pytest.mark.parametrize("stack", STACKS)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from gpu_cloud.components.k8s.queueing import ACCEPTANCE_QUEUE
 from gpu_cloud.planner.model import RecordedResource
 from tests.stacks.test_environments import plan
 
@@ -69,6 +70,8 @@ def test_prod_cn_flavors_are_the_training_pool_and_the_batch_spot_pool_with_its_
 @pytest.mark.parametrize("stack", ("prod", "prod-cn"))
 def test_team_queues_try_the_spot_flavor_before_its_on_demand_fall_back(stack: str) -> None:
     for queue in _of(stack, "ClusterQueue"):
+        if queue.inputs["metadata"]["name"] == ACCEPTANCE_QUEUE:
+            continue  # the acceptance test's queue: its pools' on-demand flavors only
         [group] = queue.inputs["spec"]["resourceGroups"]
         order = [f["name"] for f in group["flavors"]]
         spot = [i for i, name in enumerate(order) if name.endswith("-spot")]
