@@ -216,3 +216,14 @@ def test_nat_per_zone_without_a_nat_subnet_in_each_zone_is_rejected_before_regis
 def test_nat_egress_without_nat_subnets_is_rejected() -> None:
     with pytest.raises(ConfigError, match=r"^natSubnets: AWS NAT egress needs at least one NAT subnet \(got \[\]\)$"):
         _network(_spec(egress="nat"))
+
+
+@pytest.mark.parametrize("spec", [NAT_SHARED, ENDPOINTS_ONLY], ids=["nat", "endpoints-only"])
+def test_without_interface_endpoints_only_the_free_s3_gateway_endpoint_is_made(spec: NetworkSpec) -> None:
+    plan = run(
+        lambda: PrivateNetwork("net", PrivateNetworkArgs(spec=spec, kms_key_arn=KEY_ARN, interface_endpoints=False))
+    )
+    assert {r.name: r.inputs["vpcEndpointType"] for r in of_type(plan, "aws:ec2/vpcEndpoint:VpcEndpoint")} == {
+        "net-s3": "Gateway"
+    }
+    assert [r.name for r in of_type(plan, "aws:ec2/securityGroup:SecurityGroup")] == []

@@ -15,8 +15,9 @@ from gpu_cloud.components.aws.expander import priority_of
 from gpu_cloud.planner.cli import POLICY_PACK
 from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.model import RecordedResource, Violation
+from gpu_cloud.planner.offline import load_offline_answers
 from gpu_cloud.planner.policy import run_policy_pack
-from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
+from gpu_cloud.planner.project import load_project, load_stack
 from tests.alicloud.support import label_map
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -259,7 +260,7 @@ COMMON_OUTPUTS = {
 def plan(stack: str) -> Plan:
     """The stack's plan (one run per stack for the whole module)."""
     project = load_project(ROOT)
-    return run_program(project, load_stack(project, stack), load_stack_outputs(project))
+    return run_program(project, load_stack(project, stack), load_offline_answers(project.config_dir))
 
 
 @cache

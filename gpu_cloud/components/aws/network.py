@@ -35,6 +35,10 @@ class PrivateNetworkArgs:
     """CIDRs, zones and the egress mode."""
     kms_key_arn: pulumi.Input[str]
     """The KMS key that encrypts the flow-log group (its policy must admit CloudWatch Logs)."""
+    interface_endpoints: bool = True
+    """The interface endpoints of INTERFACE_ENDPOINT_SERVICES, for nodes (image pulls, joining, logs, credentials).
+    Off where no node runs: the deploy runner's VPC (its builds leave through NAT) and a data VPC (no compute), where
+    each would only cost its hourly charge in every zone (aws.md A11). The S3 gateway endpoint (free) stays."""
 
 
 class PrivateNetwork(pulumi.ComponentResource):
@@ -44,9 +48,9 @@ class PrivateNetwork(pulumi.ComponentResource):
     per private subnet ``<name>-private-<i>`` and its ``-rta``; per zone ``<name>-private-rt-<zone>``;
     NAT egress: ``<name>-igw``, ``<name>-public-rt``, ``<name>-public-default``, per NAT subnet
     ``<name>-nat-<i>`` and its ``-rta``, per NAT gateway ``<name>-nat-eip-<zone>`` and ``<name>-nat-<zone>``,
-    per private zone ``<name>-private-default-<zone>``; endpoints: ``<name>-endpoints-sg``, ``<name>-s3``,
-    ``<name>-<service>`` per interface endpoint; flow logs: ``<name>-flow-logs``, ``<name>-flow-logs-role``,
-    ``<name>-flow-logs-policy``, ``<name>-flow-log``.
+    per private zone ``<name>-private-default-<zone>``; endpoints: ``<name>-s3`` and, with interface endpoints,
+    ``<name>-endpoints-sg`` and ``<name>-<service>`` per interface endpoint; flow logs: ``<name>-flow-logs``,
+    ``<name>-flow-logs-role``, ``<name>-flow-logs-policy``, ``<name>-flow-log``.
     """
 
     vpc_id: pulumi.Output[str]
@@ -97,7 +101,7 @@ class PrivateNetwork(pulumi.ComponentResource):
 
         if spec.egress is EgressMode.NAT:
             self._nat(name, spec, vpc, tables)
-        self._endpoints(name, spec, vpc, account, list(tables.values()))
+        self._endpoints(name, spec, vpc, account, list(tables.values()), args.interface_endpoints)
         self.flow_log_group_name = f"/gpucloud/{physical_name(LOG_GROUP, name)}/vpc-flow-logs"
         self._flow_logs(name, spec, vpc, account, args.kms_key_arn)
 
@@ -173,8 +177,19 @@ class PrivateNetwork(pulumi.ComponentResource):
         vpc: aws.ec2.Vpc,
         account: pulumi.Output[Account],
         tables: list[aws.ec2.RouteTable],
+        interface: bool,
     ) -> None:
         child = pulumi.ResourceOptions(parent=self)
+        aws.ec2.VpcEndpoint(
+            f"{name}-s3",
+            vpc_id=vpc.id,
+            service_name=_service_name(account, "s3"),
+            vpc_endpoint_type="Gateway",
+            route_table_ids=[t.id for t in tables],
+            opts=child,
+        )
+        if not interface:
+            return
         security_group = aws.ec2.SecurityGroup(
             f"{name}-endpoints-sg",
             vpc_id=vpc.id,
@@ -188,14 +203,6 @@ class PrivateNetwork(pulumi.ComponentResource):
                     description="HTTPS from the VPC",
                 )
             ],
-            opts=child,
-        )
-        aws.ec2.VpcEndpoint(
-            f"{name}-s3",
-            vpc_id=vpc.id,
-            service_name=_service_name(account, "s3"),
-            vpc_endpoint_type="Gateway",
-            route_table_ids=[t.id for t in tables],
             opts=child,
         )
         # An interface endpoint takes at most one subnet per zone.
