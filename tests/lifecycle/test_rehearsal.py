@@ -1,0 +1,163 @@
+"""The rehearsal: docs/deploy.md's command sequence, run from the page itself (tests/lifecycle/sequence.py) against
+models of the Pulumi CLI and the clouds (tests/lifecycle/stub.py), with the real programs planned offline, the planned
+IAM evaluated by principalmapper, the second `up`'s step plan checked against what the APIs accept, and the quotas the
+stacks use together counted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import botocore.session
+import pytest
+
+from gpu_cloud.components import bootstrap_facts
+from gpu_cloud.planner.offline import load_offline_answers
+from tests.lifecycle import checks, iam, quotas
+from tests.lifecycle.sequence import ROOT, Rehearsal, rehearse
+from tests.lifecycle.world import World
+
+ENVIRONMENTS = ("dev", "staging", "prod")
+BACKEND = "s3://gpucloud-state-shared-123456789012-us-east-1"
+BOOTSTRAP_BACKEND = "file://~/.pulumi-bootstrap"
+
+
+@pytest.fixture(scope="module")
+def aws(tmp_path_factory: pytest.TempPathFactory) -> Rehearsal:
+    return rehearse("aws", tmp_path_factory.mktemp("aws"))
+
+
+def test_the_aws_sequence_of_the_page_runs_to_its_end(aws: Rehearsal) -> None:
+    assert aws.returncode == 0, aws.explain()
+
+
+def test_the_environments_live_in_the_state_bucket_and_the_bootstrap_stays_local(aws: Rehearsal) -> None:
+    assert sorted(aws.world.backends) == sorted([BOOTSTRAP_BACKEND, BACKEND])
+    assert sorted(aws.world.backends[BACKEND]) == sorted(f"organization/gpu-cloud/{e}" for e in ENVIRONMENTS)
+    assert all(record["resources"] for record in aws.world.backends[BACKEND].values())
+    assert list(aws.world.backends[BOOTSTRAP_BACKEND]) == ["organization/gpu-cloud-bootstrap/shared"]
+
+
+def test_every_build_ran_as_its_projects_role_and_succeeded(aws: Rehearsal) -> None:
+    builds = {b["project"]: b["status"] for b in aws.world.builds.values()}
+    assert builds == {f"gpucloud-{k}-{e}-shared": "SUCCEEDED" for k in ("preview", "deploy") for e in ENVIRONMENTS}
+    ran = [line for line in aws.world.log if " pulumi up " in line or " pulumi preview " in line]
+    assert [line.split(": ", 1)[1] for line in ran if "gpucloud-" in line.split(": ", 1)[0]] == [
+        *(
+            step
+            for env in ENVIRONMENTS
+            for step in (
+                f"pulumi preview {env} as gpucloud-preview-shared",
+                f"pulumi up {env} as gpucloud-deployer-{env}-shared",
+            )
+        ),
+        "pulumi up prod as gpucloud-deployer-prod-shared",
+    ]
+
+
+def test_the_quotas_the_stacks_use_together_are_requested_before_the_first_up(aws: Rehearsal) -> None:
+    used = {(q.code, where): n for (q, where), n in quotas.usage(aws.world).items()}
+    assert used[("L-0263D0A3", "us-east-1")] == 6  # NAT addresses: runner 1, dev 1, staging 1, prod 3
+    assert used[("L-F678F1CE", "us-east-1")] == 5  # runner, dev, staging, prod and the default VPC
+    assert quotas.shortfalls(aws.world) == []
+
+
+def test_without_the_quota_requests_the_plan_says_which_quota_to_raise(aws: Rehearsal) -> None:
+    world = World(**{**aws.world.__dict__, "quota_requests": {}})
+    assert quotas.shortfalls(world) == [
+        "EC2-VPC Elastic IPs per region in us-east-1: the stacks use 6, the quota is 5: request ec2/L-0263D0A3 of at "
+        "least 6 in us-east-1 before the first up"
+    ]
+
+
+def test_the_shipped_offline_answers_are_what_the_sequence_leaves(aws: Rehearsal) -> None:
+    shipped = load_offline_answers(ROOT / "stacks")
+    left = aws.world.answers()
+    aws_backends = {url: sorted(stacks) for url, stacks in left.backends.items() if not url.startswith("file:")}
+    assert {url: sorted(s) for url, s in shipped.backends.items() if url in aws_backends} == aws_backends
+    published = left.parameters[("aws", "us-east-1")]
+    assert sorted(shipped.parameters[("aws", "us-east-1")]) == sorted(published)
+
+
+# --- the runner's permissions, evaluated on the bootstrap's planned IAM ---------------------------------------------
+
+
+def _runner(world: World) -> iam.Account:
+    return checks.runner_account(world)[0]
+
+
+_READ_ONLY_PREFIXES = ("Describe", "Get", "List", "BatchGet", "Head", "Search", "Lookup", "Select", "Scan", "Query")
+_BUILD_PLUMBING = {
+    "logs:CreateLogStream",
+    "logs:PutLogEvents",
+    "ec2:CreateNetworkInterface",
+    "ec2:DeleteNetworkInterface",
+    "ec2:CreateNetworkInterfacePermission",
+}
+"""What CodeBuild does as a build's role for its own logs and network interfaces (CodeBuild User Guide, the service
+role policy for VPC access): the only changes the preview role may make."""
+
+
+def _mutating_actions() -> list[str]:
+    """Every operation of the services an environment uses that is not a read (botocore's service models)."""
+    session = botocore.session.get_session()
+    actions = []
+    for service in ("ec2", "eks", "iam", "kms", "s3", "ssm", "logs", "codebuild", "sts", "autoscaling", "sns"):
+        model = session.get_service_model(service)
+        prefix = model.signing_name if service != "s3" else "s3"
+        actions += [f"{prefix}:{op}" for op in model.operation_names if not op.startswith(_READ_ONLY_PREFIXES)]
+    return sorted(set(actions) - _BUILD_PLUMBING)
+
+
+def test_the_preview_role_can_change_nothing(aws: Rehearsal) -> None:
+    runner = _runner(aws.world)
+    resources = [
+        "*",
+        f"arn:aws:s3:::{runner.bucket}/.pulumi/stacks/gpu-cloud/prod.json",
+        f"arn:aws:s3:::{runner.bucket}",
+        runner.key_arn,
+        f"arn:aws:ssm:us-east-1:123456789012:parameter{bootstrap_facts.RUNNER_VPC_ID}",
+        "arn:aws:iam::123456789012:role/gpucloud-deployer-prod-shared",
+    ]
+    allowed = [
+        (action, resource)
+        for action in _mutating_actions()
+        for resource in resources
+        if runner.can("gpucloud-preview-shared", action, resource, **{"kms:ViaService": "s3.us-east-1.amazonaws.com"})
+        or runner.can("gpucloud-preview-shared", action, resource)
+    ]
+    assert allowed == []
+
+
+def test_the_preview_role_reads_the_state_the_secrets_and_the_parameters(aws: Rehearsal) -> None:
+    runner = _runner(aws.world)
+    state = f"arn:aws:s3:::{runner.bucket}/.pulumi/stacks/gpu-cloud/prod.json"
+    parameter = f"arn:aws:ssm:us-east-1:123456789012:parameter{bootstrap_facts.RUNNER_VPC_ID}"
+    preview = "gpucloud-preview-shared"
+    assert runner.can(preview, "s3:GetObject", state)
+    assert runner.can(preview, "kms:Decrypt", runner.key_arn, **{"kms:ViaService": "s3.us-east-1.amazonaws.com"})
+    assert runner.can(preview, "kms:Decrypt", runner.key_arn)
+    assert runner.can(preview, "ssm:GetParameter", parameter)
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_codebuild_assumes_a_deployer_role_only_for_its_own_project(aws: Rehearsal, env: str) -> None:
+    runner = _runner(aws.world)
+
+    def source(project: str) -> dict[str, Any]:
+        return {
+            "aws:SourceAccount": "123456789012",
+            "aws:SourceArn": f"arn:aws:codebuild:us-east-1:123456789012:project/{project}",
+        }
+
+    role = f"gpucloud-deployer-{env}-shared"
+    assert runner.service_may_assume(role, "codebuild.amazonaws.com", **source(f"gpucloud-deploy-{env}-shared"))
+    others = [f"gpucloud-{k}-{e}-shared" for k in ("deploy", "preview") for e in ENVIRONMENTS]
+    assert [p for p in others if runner.service_may_assume(role, "codebuild.amazonaws.com", **source(p))] == [
+        f"gpucloud-deploy-{env}-shared"
+    ]
+    assert not runner.service_may_assume(
+        role,
+        "codebuild.amazonaws.com",
+        **{**source(f"gpucloud-deploy-{env}-shared"), "aws:SourceAccount": "210987654321"},
+    )
