@@ -19,7 +19,6 @@ from gpu_cloud.components.aws import (
     PrivateNetwork,
     PrivateNetworkArgs,
 )
-from gpu_cloud.components.aws.kms import AUTOSCALING_SERVICE_ROLE
 from gpu_cloud.components.spec import CheckpointBucketSpec, KmsKeySpec
 
 ALIAS = "gpucloud-pulumi-state"
@@ -79,17 +78,11 @@ def build(config: BootstrapConfig) -> None:
         ),
         opts=opts,
     )
-    identity = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(provider=provider))
-    partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(provider=provider))
     facts: dict[str, pulumi.Input[str]] = {
         bootstrap_facts.RUNNER_VPC_ID: runner_network.vpc_id,
         bootstrap_facts.RUNNER_VPC_CIDR: str(config.runner_network.vpc_cidr),
         bootstrap_facts.RUNNER_ROUTE_TABLE_IDS: pulumi.Output.all(*runner_network.private_route_table_ids).apply(
             ",".join
-        ),
-        # Known before the role exists (its path is fixed), published once it does.
-        bootstrap_facts.AUTOSCALING_SERVICE_ROLE_ARN: pulumi.Output.concat(
-            "arn:", partition.partition, ":iam::", identity.account_id, ":role/", AUTOSCALING_SERVICE_ROLE
         ),
         **{bootstrap_facts.deployer_role_arn(env): arn for env, arn in runner.deployer_role_arns.items()},
     }
@@ -101,6 +94,7 @@ def build(config: BootstrapConfig) -> None:
             # Not secret: insecure_value keeps it readable in previews (the provider marks `value` secret).
             insecure_value=value,
             description="gpu-cloud bootstrap fact (gpu_cloud.components.bootstrap_facts)",
+            # Published once the environments' prerequisites exist: their key policies name the Auto Scaling role.
             opts=pulumi.ResourceOptions(provider=provider, depends_on=[autoscaling_role]),
         )
     pulumi.export("runnerVpcId", runner_network.vpc_id)

@@ -114,12 +114,10 @@ def test_it_publishes_what_the_environments_read_as_parameters_in_its_region(pla
             bootstrap_facts.RUNNER_VPC_ID,
             bootstrap_facts.RUNNER_VPC_CIDR,
             bootstrap_facts.RUNNER_ROUTE_TABLE_IDS,
-            bootstrap_facts.AUTOSCALING_SERVICE_ROLE_ARN,
             *(bootstrap_facts.deployer_role_arn(env) for env in ENVIRONMENTS),
         ]
     )
     assert parameters[bootstrap_facts.RUNNER_VPC_CIDR].inputs["insecureValue"] == "10.250.0.0/22"
     assert parameters[bootstrap_facts.RUNNER_ROUTE_TABLE_IDS].inputs["type"] == "StringList"
-    assert parameters[bootstrap_facts.AUTOSCALING_SERVICE_ROLE_ARN].inputs["insecureValue"] == (
-        "arn:aws:iam::123456789012:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
-    )
+    autoscaling_role = next(r.urn for r in plan.resources if r.type == "aws:iam/serviceLinkedRole:ServiceLinkedRole")
+    assert all(autoscaling_role in p.dependencies for p in parameters.values())
