@@ -75,11 +75,44 @@ def run_checks(
     problems: list[str] = []
     if principal:
         problems += _authorized(world, backend, project, stack, resources, reads, up, principal)
+    if up:
+        problems += unawaitable(world, resources)
     if up and record.get("resources"):
         problems += [
             f"the API refuses the update of {refusal}"
             for refusal in steps.refused_updates(record["resources"], resources)
         ]
+    return problems
+
+
+SKIP_AWAIT = "pulumi.com/skipAwait"
+"""The annotation that keeps pulumi-kubernetes from awaiting a Deployment's or Service's readiness
+(pulumi/pulumi-kubernetes#417); without it a Deployment must be Ready within 10 minutes ("If the Deployment has not
+reached a Ready state after 10 minutes, it will time out and mark the resource update as Failed", pulumi-kubernetes
+apps/v1 Deployment docs)."""
+
+
+def unawaitable(world: World, resources: list[dict[str, Any]]) -> list[str]:
+    """Deployments (and the Services in front of them) that an `up` awaits although their pods cannot be Ready: an
+    init container waits for a model (MODEL_BUCKET/MODEL_PREFIX, components/k8s/stage_model.sh) that is not in the
+    bucket yet (aws.md A5)."""
+    problems = []
+    for r in resources:
+        if r["type"] != "kubernetes:apps/v1:Deployment":
+            continue
+        template = r["inputs"]["spec"]["template"]["spec"]
+        for init in template.get("initContainers", []):
+            env = {e["name"]: e.get("value") for e in init.get("env", [])}
+            if "MODEL_BUCKET" not in env:
+                continue
+            model = f"{env['MODEL_BUCKET']}/{env['MODEL_PREFIX']}/"
+            present = any(key.startswith(model) for key in world.objects)
+            annotations = r["inputs"].get("metadata", {}).get("annotations") or {}
+            if not present and annotations.get(SKIP_AWAIT) != "true":
+                problems.append(
+                    f"{r['name']} awaits pods whose init container waits for s3://{model}, which is empty: the up "
+                    "fails after 10 minutes"
+                )
     return problems
 
 

@@ -170,9 +170,16 @@ def aws(world: World, argv: list[str]) -> None:
     ):
         parser.add_argument(option)
     parser.add_argument("--environment-variables-override", nargs="*", default=[])
+    parser.add_argument("--recursive", action="store_true")
+    parser.add_argument("source", nargs="?")
+    parser.add_argument("destination", nargs="?")
     args = parser.parse_args(argv)
     operation = f"{args.service} {args.operation}"
-    if operation == "s3api put-object":
+    if operation == "s3 cp" and args.recursive:
+        bucket_key = args.destination.removeprefix("s3://")
+        world.objects.setdefault(f"{bucket_key.rstrip('/')}/saved_model.pb", []).append("v1")
+        world.log.append(f"{MACHINE}: uploaded {args.source} to {args.destination}")
+    elif operation == "s3api put-object":
         versions = world.objects.setdefault(f"{args.bucket}/{args.key}", [])
         versions.append(f"v{len(versions) + 1}-{args.key.rsplit('/', 1)[-1]}")
         _answer({"VersionId": versions[-1]}, args.query, "VersionId")
