@@ -15,6 +15,7 @@ from gpu_cloud.components import bootstrap_facts
 from gpu_cloud.components.aws.deploy_runner import BUILD_TIMEOUT_MINUTES, BUILDSPEC, PULUMI_CLI_VERSION, PYTHON_RUNTIME
 from gpu_cloud.planner.cli import POLICY_PACK
 from gpu_cloud.planner.engine import Plan, run_program
+from gpu_cloud.planner.model import PlanError
 from gpu_cloud.planner.policy import run_policy_pack
 from gpu_cloud.planner.project import load_project, load_stack
 
@@ -121,3 +122,27 @@ def test_it_publishes_what_the_environments_read_as_parameters_in_its_region(pla
     assert parameters[bootstrap_facts.RUNNER_ROUTE_TABLE_IDS].inputs["type"] == "StringList"
     autoscaling_role = next(r.urn for r in plan.resources if r.type == "aws:iam/serviceLinkedRole:ServiceLinkedRole")
     assert all(autoscaling_role in p.dependencies for p in parameters.values())
+
+
+def test_bad_aws_runner_config_names_every_field_and_value() -> None:
+    project = load_project(BOOTSTRAP)
+    stack = load_stack(project, "shared")
+    bad = dict(
+        stack.config,
+        **{
+            "gpu-cloud-bootstrap:deployerRoleArns": '["arn:aws:iam::123456789012:role/ml-platform-deployer"]',
+            "gpu-cloud-bootstrap:environments": '["prod", "Prod_2", "prod"]',
+            "gpu-cloud-bootstrap:deployerPolicyArns": '["AdministratorAccess"]',
+        },
+    )
+    with pytest.raises(PlanError) as refused:
+        run_program(project, type(stack)(**{**vars(stack), "config": bad}))
+    assert [line.strip() for line in str(refused.value).split("ConfigError: ", 1)[1].splitlines()] == [
+        "gpu-cloud-bootstrap:deployerRoleArns: aws creates each environment's deployer role: list the stacks in "
+        "environments and the deploy permissions in deployerPolicyArns instead "
+        '(got ["arn:aws:iam::123456789012:role/ml-platform-deployer"])',
+        "gpu-cloud-bootstrap:environments.1: must be a stack name (letters, digits, '-', at most 20) (got Prod_2)",
+        'gpu-cloud-bootstrap:environments: names an environment twice (got ["prod", "Prod_2", "prod"])',
+        "gpu-cloud-bootstrap:deployerPolicyArns.0: must be an IAM policy ARN "
+        "(arn:<partition>:iam::<account>:policy/...) (got AdministratorAccess)",
+    ]
