@@ -216,8 +216,8 @@ def start_build(
         )
     [project] = projects
     build_id = f"{project_name}:{len(world.builds) + 1:08d}"
-    role = _service_role(resources, project)
-    reason = _download_source_problem(world, account, role, project, source_location, source_version)
+    role = project_role(resources, project)
+    reason = download_source_problem(world, account, role, project, source_location, source_version)
     world.builds[build_id] = {"project": project_name, "status": "IN_PROGRESS", "reason": reason}
     if reason:
         world.builds[build_id]["status"] = "FAILED"
@@ -247,13 +247,13 @@ def start_build(
     return build_id
 
 
-def _service_role(resources: list[dict[str, Any]], project: dict[str, Any]) -> str:
+def project_role(resources: list[dict[str, Any]], project: dict[str, Any]) -> str:
     [role_urn] = project["property_dependencies"]["serviceRole"]
     [role] = [r for r in resources if r["urn"] == role_urn]
     return str(role["inputs"]["name"])
 
 
-def _download_source_problem(
+def download_source_problem(
     world: World, account: iam.Account, role: str, project: dict[str, Any], location: str | None, version: str | None
 ) -> str:
     """Why CodeBuild cannot start the build as ``role`` and download its source (empty when it can)."""

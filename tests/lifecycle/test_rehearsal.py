@@ -12,10 +12,14 @@ import botocore.session
 import pytest
 
 from gpu_cloud.components import bootstrap_facts
+from gpu_cloud.components.aws import deploy_runner
+from gpu_cloud.planner.engine import run_program
 from gpu_cloud.planner.offline import load_offline_answers
+from gpu_cloud.planner.project import load_project, load_stack
 from tests.lifecycle import checks, iam, quotas
+from tests.lifecycle.checks import project_role
 from tests.lifecycle.sequence import ROOT, Rehearsal, rehearse
-from tests.lifecycle.world import World
+from tests.lifecycle.world import World, to_record
 
 ENVIRONMENTS = ("dev", "staging", "prod")
 BACKEND = "s3://gpucloud-state-shared-123456789012-us-east-1"
@@ -160,4 +164,53 @@ def test_codebuild_assumes_a_deployer_role_only_for_its_own_project(aws: Rehears
         role,
         "codebuild.amazonaws.com",
         **{**source(f"gpucloud-deploy-{env}-shared"), "aws:SourceAccount": "210987654321"},
+    )
+
+
+# --- each finding put back makes the rehearsal fail ----------------------------------------------------------------
+
+
+def _bootstrap_world() -> World:
+    """A world where only the AWS bootstrap is up and this commit's source is uploaded."""
+    project = load_project(ROOT / "bootstrap")
+    plan = run_program(project, load_stack(project, "shared"))
+    world = World(backends={BOOTSTRAP_BACKEND: {"organization/gpu-cloud-bootstrap/shared": {}}})
+    world.backends[BOOTSTRAP_BACKEND]["organization/gpu-cloud-bootstrap/shared"] = {
+        "outputs": plan.outputs,
+        "resources": [to_record(r) for r in plan.resources],
+    }
+    world.objects[SOURCE] = ["v1"]
+    return world
+
+
+SOURCE = "gpucloud-state-shared-123456789012-us-east-1/deploy/0123456789abcdef0123456789abcdef01234567.zip"
+
+
+def _download(world: World, env: str) -> str:
+    account, resources = checks.runner_account(world)
+    [project] = [
+        r for r in resources if r["type"] == checks.PROJECT and r["inputs"]["name"] == f"gpucloud-deploy-{env}-shared"
+    ]
+    role = project_role(resources, project)
+    return checks.download_source_problem(world, account, role, project, SOURCE, "v1")
+
+
+def test_a2_every_deploy_build_downloads_its_sse_kms_source() -> None:
+    world = _bootstrap_world()
+    assert {env: _download(world, env) for env in ENVIRONMENTS} == dict.fromkeys(ENVIRONMENTS, "")
+
+
+def test_a2_put_back_without_the_key_through_s3_no_build_can_download_its_source(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """aws.md A2: the runner's role could read the object but had no kms:* on the state key."""
+    monkeypatch.setattr(
+        deploy_runner,
+        "key_use_statement",
+        lambda account, alias, actions: {"Effect": "Allow", "Action": "kms:ListAliases", "Resource": "*"},
+    )
+    world = _bootstrap_world()
+    assert _download(world, "prod") == (
+        "DOWNLOAD_SOURCE: AccessDenied: gpucloud-deployer-prod-shared may not decrypt "
+        f"s3://{SOURCE} (SSE-KMS with the state key)"
     )
