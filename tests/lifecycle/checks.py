@@ -274,3 +274,59 @@ def download_source_problem(
     ):
         return f"DOWNLOAD_SOURCE: AccessDenied: {role} may not decrypt s3://{location} (SSE-KMS with the state key)"
     return ""
+
+
+RUNNER_COMMANDS = {
+    "init": ["pulumi stack select {stack} || pulumi stack init {stack} --secrets-provider passphrase"],
+    "preview": ["pulumi preview --stack {stack} --policy-pack gpu_cloud/policies"],
+    "up": ["pulumi up --yes --stack {stack} --policy-pack gpu_cloud/policies"],
+}
+"""What the Alibaba runner's Cloud Assistant command (bootstrap/alicloud_runner.sh) runs with Pulumi, after it logged in
+to the bootstrap's backend, per ``pulumiCommand``."""
+
+
+def invoke_runner(world: World, command_id: str, instance_id: str, parameters: dict[str, str]) -> str:
+    """Cloud Assistant runs the bootstrap's runner command on the runner instance; returns the invocation id (its
+    status and output are in the world's builds)."""
+    bootstrap = next(
+        (r for s in world.backends.values() for r in s.values() if "runnerCommandId" in (r.get("outputs") or {})), None
+    )
+    if bootstrap is None:
+        raise SystemExit("error: InvalidCommandId.NotFound: no runner command")
+    outputs = bootstrap["outputs"]
+    invoke = f"t-{len(world.builds) + 1:08d}"
+    reason = ""
+    if (command_id, instance_id) != (outputs["runnerCommandId"], outputs["runnerInstanceId"]):
+        reason = f"InvalidCommandId.NotFound or InvalidInstance.NotFound: {command_id} on {instance_id}"
+    elif f"{outputs['stateBucket']}/{parameters['sourceObject']}" not in world.objects:
+        reason = f"no object oss://{outputs['stateBucket']}/{parameters['sourceObject']}"
+    world.builds[invoke] = {
+        "project": f"runner {parameters['pulumiCommand']} {parameters['stack']}",
+        "status": "Failed",
+    }
+    if reason:
+        world.builds[invoke]["reason"] = reason
+        return invoke
+    script = [f"pulumi login '{outputs['backendUrl']}'"] + [
+        line.format(stack=parameters["stack"]) for line in RUNNER_COMMANDS[parameters["pulumiCommand"]]
+    ]
+    root = Path(os.environ["REHEARSAL_ROOT"])
+    env = dict(os.environ, REHEARSAL_MACHINE=invoke, REHEARSAL_PRINCIPAL="")
+    world_file = Path(os.environ["REHEARSAL_WORLD"])
+    world.save(world_file)
+    done = subprocess.run(
+        ["bash", "-c", "set -euo pipefail\n" + "\n".join(script)],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    world.__dict__.update(World.load(world_file).__dict__)
+    world.builds[invoke].update(
+        status="Success" if done.returncode == 0 else "Failed", reason=done.stderr.strip(), exit_code=done.returncode
+    )
+    world.log.append(
+        f"runner {invoke} {parameters['pulumiCommand']} {parameters['stack']}: {world.builds[invoke]['status']}"
+    )
+    return invoke

@@ -19,7 +19,7 @@ from tests.lifecycle.world import World
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "deploy.md"
-COMMANDS = ("pulumi", "aws", "aliyun", "git", "make", "curl", "sleep")
+COMMANDS = ("pulumi", "aws", "aliyun", "ossutil", "git", "make", "curl", "sleep")
 """The commands the models stand for; everything else is the machine's own (bash, its builtins, coreutils)."""
 SECTIONS = {"aws": "## AWS: the command sequence", "alicloud": "## Alibaba Cloud: the command sequence"}
 COPIED = ("Pulumi.yaml", "stacks", "bootstrap", "docs")

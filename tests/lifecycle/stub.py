@@ -17,6 +17,7 @@ Each behaves as its receiver does where the sequence depends on it, and fails as
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import shlex
@@ -53,6 +54,8 @@ def pulumi(world: World, argv: list[str]) -> None:
     parser.add_argument("--policy-pack")
     parser.add_argument("--path", action="store_true")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--secret", action="store_true")
+    parser.add_argument("--target", action="append", default=[])
     args = parser.parse_args(argv)
     words = args.words
     if words[:1] == ["login"]:
@@ -89,11 +92,13 @@ def pulumi(world: World, argv: list[str]) -> None:
         value = outputs[words[2]]
         print(json.dumps(value) if args.json or not isinstance(value, str) else value)
         return
-    if words[:2] == ["config", "set"] and args.path:
-        config_dir = Path.cwd() / str(
-            yaml.safe_load((Path.cwd() / "Pulumi.yaml").read_text()).get("stackConfigDir", ".")
-        )
-        _config_set(config_dir / f"Pulumi.{stack}.yaml", project_name, words[2], words[3])
+    config_dir = Path.cwd() / str(yaml.safe_load((Path.cwd() / "Pulumi.yaml").read_text()).get("stackConfigDir", "."))
+    if words[:2] == ["config", "set"] and (args.path or args.secret):
+        value: Any = {"secure": "v1:rehearsal"} if args.secret else words[3]
+        _config_set(config_dir / f"Pulumi.{stack}.yaml", project_name, words[2], value)
+        return
+    if words[:1] == ["up"] and args.target:
+        world.log.append(f"{MACHINE}: pulumi up {stack} of {', '.join(args.target)} only")
         return
     if words[:1] in (["up"], ["preview"]):
         _run(world, backend, stack, record, up=words[0] == "up")
@@ -101,13 +106,13 @@ def pulumi(world: World, argv: list[str]) -> None:
     fail(f"the rehearsal does not model `pulumi {' '.join(argv)}`")
 
 
-def _config_set(path: Path, project: str, key: str, value: str) -> None:
+def _config_set(path: Path, project: str, key: str, value: Any) -> None:
     """``pulumi config set --path``: dotted keys, ``[i]`` list indexes, the project's namespace by default."""
     document = yaml.safe_load(path.read_text())
     head, _, rest = key.partition(".")
     head, index = ([*head.split("[", 1), ""])[:2]
     full = head if ":" in head else f"{project}:{head}"
-    node: Any = document["config"]
+    node: Any = document.setdefault("config", {})
     parts: list[Any] = [full]
     if index:
         parts.append(int(index.rstrip("]")))
@@ -225,9 +230,52 @@ def _answer(response: dict[str, Any], query: str | None, supported: str) -> None
 # --- the rest -----------------------------------------------------------------------------------------------------
 
 
+def aliyun(world: World, argv: list[str]) -> None:
+    """The Alibaba Cloud CLI calls of the sequence (``aliyun <product> <Operation> --Key value ...``)."""
+    product, operation, *rest = argv
+    options: dict[str, str] = {}
+    positional: list[str] = []
+    items = iter(rest)
+    for item in items:
+        if item.startswith("--"):
+            options[item[2:]] = "" if item[2:] in ("force",) else next(items, "")
+        else:
+            positional.append(item)
+    call = f"{product} {operation}"
+    if call == "ram GetRole":
+        fail(f"EntityNotExist.Role: The role not exists: {options['RoleName']}")  # a fresh account
+    elif call == "cdt GetCdtServiceStatus":
+        print(json.dumps({"Enabled": False}))
+    elif call == "cdt OpenCdtService":
+        print(json.dumps({"RequestId": "rehearsal"}))
+    elif call == "oss cp" and positional[1].startswith("oss://"):
+        world.objects.setdefault(positional[1].removeprefix("oss://"), []).append("v1")
+    elif call == "ecs InvokeCommand":
+        from tests.lifecycle import checks
+
+        invoke = checks.invoke_runner(
+            world, options["CommandId"], options["InstanceId.1"], json.loads(options["Parameters"])
+        )
+        print(json.dumps({"InvokeId": invoke}))
+    elif call == "ecs DescribeInvocationResults":
+        run = world.builds[options["InvokeId"]]
+        output = base64.b64encode(run.get("reason", "").encode()).decode()
+        result = {"InvocationStatus": run["status"], "ExitCode": run.get("exit_code", 1), "Output": output}
+        print(json.dumps({"Invocation": {"InvocationResults": {"InvocationResult": [result]}}}))
+    else:
+        fail(f"the rehearsal does not model `aliyun {' '.join(argv)}`")
+
+
+def ossutil(world: World, argv: list[str]) -> None:
+    """``ossutil cp -r SRC oss://bucket/prefix/``: an upload of a directory (the models)."""
+    if argv[:2] != ["cp", "-r"] or not argv[3].startswith("oss://"):
+        fail(f"the rehearsal does not model `ossutil {' '.join(argv)}`")
+    world.objects.setdefault(f"{argv[3].removeprefix('oss://').rstrip('/')}/saved_model.pb", []).append("v1")
+
+
 def git(world: World, argv: list[str]) -> None:
     if argv[:1] == ["rev-parse"]:
-        print(SOURCE_COMMIT)
+        print(SOURCE_COMMIT[:12] if "--short=12" in argv else SOURCE_COMMIT)
     elif argv[:1] == ["archive"]:
         Path(argv[argv.index("-o") + 1]).write_bytes(b"PK\x05\x06" + b"\x00" * 18)
     else:
@@ -244,6 +292,10 @@ def main(argv: list[str]) -> int:
             aws(world, rest)
         elif command == "git":
             git(world, rest)
+        elif command == "aliyun":
+            aliyun(world, rest)
+        elif command == "ossutil":
+            ossutil(world, rest)
         elif command in ("make", "sleep"):
             pass  # the virtualenv exists already; builds finish before they are polled
         elif command == "curl":
