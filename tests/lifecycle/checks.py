@@ -159,6 +159,11 @@ def _authorized(
         and not _cluster_admin(resources, account.role_arn(principal))
     ):
         problems.append(f"{principal} has no access entry with {CLUSTER_ADMIN}: the Kubernetes layer gets Unauthorized")
+    role_arn = account.role_arn(principal)
+    if not up and any(r["type"] == ACCESS_ENTRY and r["inputs"].get("principalArn") == role_arn for r in resources):
+        # A preview's server-side dry run is authorized as the write itself (kubernetes.io, "API concepts: dry-run
+        # authorization"): a preview role that reaches the API either fails its dry runs or may write.
+        problems.append(f"{principal} previews but has an access entry on the cluster")
     return problems
 
 
