@@ -178,7 +178,7 @@ def aws(world: World, argv: list[str]) -> None:
     parser.add_argument("--recursive", action="store_true")
     parser.add_argument("source", nargs="?")
     parser.add_argument("destination", nargs="?")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     operation = f"{args.service} {args.operation}"
     if operation == "s3 cp" and args.recursive:
         bucket_key = args.destination.removeprefix("s3://")
