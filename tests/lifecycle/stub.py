@@ -56,7 +56,7 @@ def pulumi(world: World, argv: list[str]) -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--secret", action="store_true")
     parser.add_argument("--target", action="append", default=[])
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     words = args.words
     if words[:1] == ["login"]:
         world.logins[MACHINE] = words[1]
