@@ -1,8 +1,8 @@
 """DeployRunner: the CodeBuild projects, inside a private VPC, that run ``pulumi preview|up`` for the environments.
 
 The EKS API endpoints are private, so the environments' Kubernetes layer is applied from inside a VPC that reaches
-them: this runner's VPC, which every environment peers with and admits on 443 (docs/deploy.md). CI outside the VPC
-only uploads the source and starts a build, then waits for its end.
+them: this runner's VPC, which every environment peers with and admits on 443 (``components.aws.environment``,
+``docs/deploy.md``). CI outside the VPC only uploads the source and starts a build, then waits for its end.
 
 Per environment there are two projects, each run by its own service role, so that no build assumes another role:
 
