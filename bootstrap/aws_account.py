@@ -75,6 +75,8 @@ def build(config: BootstrapConfig) -> None:
             state_key_arn=key.key_arn,
             environments=config.environments,
             deployer_policy_arns=config.deployer_policy_arns,
+            # The deployer roles, the only cluster administrators the pack's rbac-least-privilege accepts.
+            policy_config="stacks/policy-config.json",
         ),
         opts=opts,
     )

@@ -81,6 +81,7 @@ def test_each_environment_has_a_deploy_and_a_preview_project_in_private_subnets_
             "STACK": name.split("-")[2],
             "PULUMI_COMMAND": "preview",
             "PULUMI_BACKEND_URL": "s3://gpucloud-state-shared-123456789012-us-east-1",
+            "POLICY_CONFIG": "stacks/policy-config.json",
         }
         assert project.inputs["buildTimeout"] == BUILD_TIMEOUT_MINUTES
         assert project.inputs["source"]["type"] == "S3"

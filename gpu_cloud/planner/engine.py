@@ -330,6 +330,12 @@ def _record(
     logging.getLogger("pulumi").setLevel(logging.CRITICAL)
     try:
         loop.run_until_complete(run_in_stack(program))
+    except (Exception, SystemExit):
+        # A program that read what the deployment would not give it fails on the value it got instead: the refused
+        # read is the cause to report (under the Pulumi CLI the read itself fails).
+        if fake.refusals:
+            raise _refused(fake.refusals) from None
+        raise
     finally:
         monitor.transforms.close()
         _close(loop)
@@ -338,7 +344,7 @@ def _record(
             "the program uses what gpucloud plan cannot apply faithfully: " + "; ".join(monitor.unsupported)
         )
     if fake.refusals:
-        raise PlanError("the program reads what the deployment would not give it:\n  " + "\n  ".join(fake.refusals))
+        raise _refused(fake.refusals)
     if engine.errors:
         raise PlanError("the program logged an error:\n" + "\n".join(engine.errors))
     return Plan(
@@ -349,6 +355,10 @@ def _record(
         warnings=tuple(fake.warnings + engine.warnings),
         canned_answers=tuple(sorted(fake.canned)),
     )
+
+
+def _refused(refusals: list[str]) -> PlanError:
+    return PlanError("the program reads what the deployment would not give it:\n  " + "\n  ".join(refusals))
 
 
 def _close(loop: asyncio.AbstractEventLoop) -> None:

@@ -52,6 +52,7 @@ def pulumi(world: World, argv: list[str]) -> None:
     parser.add_argument("--secrets-provider")
     parser.add_argument("--yes", "-y", action="store_true")
     parser.add_argument("--policy-pack")
+    parser.add_argument("--policy-pack-config")
     parser.add_argument("--path", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--secret", action="store_true")

@@ -96,12 +96,14 @@ phases:
       - |
         export PATH="$HOME/.pulumi/bin:$CODEBUILD_SRC_DIR/.venv/bin:$PATH"
         pulumi login "$PULUMI_BACKEND_URL"
-        pulumi $PULUMI_COMMAND --stack "$STACK" --policy-pack gpu_cloud/policies
+        pulumi $PULUMI_COMMAND --stack "$STACK" --policy-pack gpu_cloud/policies \\
+          ${{POLICY_CONFIG:+--policy-pack-config "$POLICY_CONFIG"}}
 """
 """What a build runs, with the credentials of the project's service role: the pinned Pulumi CLI, the repository's
 virtualenv (``make`` installs uv at the pyproject pin into ``.venv/bin``, where Pulumi.yaml's toolchain finds it),
-then ``pulumi $PULUMI_COMMAND`` of ``$STACK`` with the policy pack. ``STACK``, ``PULUMI_COMMAND`` and
-``PULUMI_BACKEND_URL`` are the project's environment variables; the source is the archive of one commit, pinned by
+then ``pulumi $PULUMI_COMMAND`` of ``$STACK`` with the policy pack and its config (``POLICY_CONFIG``, a file of the
+source, when set). ``STACK``, ``PULUMI_COMMAND``, ``PULUMI_BACKEND_URL`` and ``POLICY_CONFIG`` are the project's
+environment variables; the source is the archive of one commit, pinned by
 its S3 object version at ``start-build`` (docs/deploy.md)."""
 
 # The permissions a CodeBuild project in a VPC needs for its network interfaces (CodeBuild User Guide, "Use
@@ -150,6 +152,9 @@ class DeployRunnerArgs:
     deployer_policy_arns: Sequence[str]
     """The managed policies that give each deployer role what ``pulumi up`` of an environment does (the
     organization's deploy policy)."""
+    policy_config: str = ""
+    """The policy pack's config in the source (``pulumi --policy-pack-config``), e.g. naming the deployer roles the
+    pack's rbac-least-privilege accepts as cluster administrators; none when empty."""
     log_retention_days: int = 90
 
 
@@ -263,6 +268,7 @@ class DeployRunner(pulumi.ComponentResource):
             "STACK": env,
             "PULUMI_COMMAND": "preview",
             "PULUMI_BACKEND_URL": pulumi.Output.concat("s3://", args.state_bucket),
+            "POLICY_CONFIG": args.policy_config,
         }
         return aws.codebuild.Project(
             f"{name}-{env}-{kind}",
