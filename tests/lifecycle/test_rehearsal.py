@@ -6,17 +6,22 @@ stacks use together counted.
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 import botocore.session
 import pytest
+import yaml
 
 from gpu_cloud.components import bootstrap_facts
 from gpu_cloud.components.aws import deploy_runner
+from gpu_cloud.components.k8s import inference, training_job
 from gpu_cloud.planner.engine import run_program
+from gpu_cloud.planner.model import PlanError
 from gpu_cloud.planner.offline import load_offline_answers
 from gpu_cloud.planner.project import load_project, load_stack
-from tests.lifecycle import checks, iam, quotas
+from tests.lifecycle import checks, iam, quotas, steps
 from tests.lifecycle.checks import project_role
 from tests.lifecycle.sequence import ROOT, Rehearsal, rehearse
 from tests.lifecycle.world import World, to_record
@@ -214,3 +219,94 @@ def test_a2_put_back_without_the_key_through_s3_no_build_can_download_its_source
         "DOWNLOAD_SOURCE: AccessDenied: gpucloud-deployer-prod-shared may not decrypt "
         f"s3://{SOURCE} (SSE-KMS with the state key)"
     )
+
+
+def _environments_world() -> World:
+    """The bootstrap up (local backend) and the environments' stacks made in the state bucket, as after step 3."""
+    world = _bootstrap_world()
+    published = checks.published_parameters(
+        world.backends[BOOTSTRAP_BACKEND]["organization/gpu-cloud-bootstrap/shared"]["resources"]
+    )
+    world.parameters = {f"{cloud}:{region}": values for (cloud, region), values in published.items()}
+    world.backends[BACKEND] = {f"organization/gpu-cloud/{e}": {"outputs": {}, "resources": None} for e in ENVIRONMENTS}
+    return world
+
+
+def _checkout(tmp_path: Path) -> Path:
+    """A copy of the project (its program and stack configs) to change."""
+    for name in ("Pulumi.yaml", "stacks"):
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, tmp_path / name)
+    (tmp_path / ".venv").symlink_to(ROOT / ".venv")
+    return tmp_path
+
+
+def test_a1_put_back_the_runner_read_through_a_stack_reference_into_the_bootstrap_fails_the_first_preview(
+    tmp_path: Path,
+) -> None:
+    """aws.md A1: the environments read the runner from the bootstrap stack, which lives in the local backend."""
+    checkout = _checkout(tmp_path)
+    glue = checkout / "stacks" / "references.py"
+    text = glue.read_text()
+    start = text.index("    def runner(self)")
+    end = text.index("    def deployer_role(self)")
+    glue.write_text(
+        text[:start]
+        + """    def runner(self) -> tuple[pulumi.Output[str], list[pulumi.Output[str]]]:
+        bootstrap = pulumi.StackReference("organization/gpu-cloud-bootstrap/shared")
+        tables = bootstrap.get_output("runnerRouteTableIds")
+        count = self._config.deploy.runner_route_table_count
+        return bootstrap.get_output("runnerVpcId"), [tables.apply(lambda t, i=i: t[i]) for i in range(count)]
+
+"""
+        + text[end:]
+    )
+    world = _environments_world()
+    project = load_project(checkout)
+    with pytest.raises(PlanError) as refused:
+        run_program(project, load_stack(project, "dev"), world.answers())
+    assert str(refused.value).splitlines()[1] == (
+        "  stack reference 'organization/gpu-cloud-bootstrap/shared': organization/gpu-cloud/dev runs in "
+        f"{BACKEND}, which holds no stack organization/gpu-cloud-bootstrap/shared (it is in {BOOTSTRAP_BACKEND}); "
+        "Pulumi resolves a stack reference only in the running stack's backend (pulumi/pulumi#3395)"
+    )
+    # As shipped, the same world answers everything dev reads.
+    shipped = load_project(ROOT)
+    assert run_program(shipped, load_stack(shipped, "dev"), world.answers()).warnings == ()
+
+
+def test_a5_put_back_a_model_server_awaited_on_the_first_up_of_an_empty_bucket(monkeypatch: pytest.MonkeyPatch) -> None:
+    """aws.md A5: the inference Deployment awaited by the `up` that creates the bucket its model must be in."""
+    world = _environments_world()
+    shipped = load_project(ROOT)
+    resources = [to_record(r) for r in run_program(shipped, load_stack(shipped, "dev"), world.answers()).resources]
+    assert checks.unawaitable(world, resources) == []
+    monkeypatch.setattr(inference, "SKIP_AWAIT", {})
+    resources = [to_record(r) for r in run_program(shipped, load_stack(shipped, "dev"), world.answers()).resources]
+    assert checks.unawaitable(world, resources) == [
+        "dev-resnet-deployment awaits pods whose init container waits for "
+        "s3://gpucloud-ckpt-dev-123456789012-us-east-1/models/resnet50/, which is empty: the up fails after 10 minutes"
+    ]
+
+
+def test_u1_put_back_a_jobset_updated_in_place_fails_the_day_2_up(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """k8s.md U1: a declared JobSet with a new image, updated rather than replaced, is refused by the JobSet API."""
+    monkeypatch.setattr(training_job, "JOBSET_REPLACED_ON_CHANGES", ())
+    world = _environments_world()
+    checkout = _checkout(tmp_path)
+    project = load_project(checkout)
+    first = [to_record(r) for r in run_program(project, load_stack(project, "prod"), world.answers()).resources]
+    config = checkout / "stacks" / "Pulumi.prod.yaml"
+    document = yaml.safe_load(config.read_text())
+    document["config"]["gpu-cloud:training"]["jobs"][0]["image"] += "-day2"
+    config.write_text(yaml.safe_dump(document))
+    second = [to_record(r) for r in run_program(project, load_stack(project, "prod"), world.answers()).resources]
+    assert steps.refused_updates(first, second) == [
+        "prod-llm-pretrain-jobset (kubernetes:jobset.x-k8s.io/v1alpha2:JobSet): "
+        "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image"
+    ]
