@@ -77,6 +77,8 @@ def pulumi(world: World, argv: list[str]) -> None:
         world.log.append(f"{MACHINE}: pulumi stack init {name} in {backend}")
         return
     if words[:2] == ["stack", "select"]:
+        if qualified(project_name, words[2]) not in world.backends.get(backend, {}):
+            fail(f"no stack named '{words[2]}' found")
         world.selected[key] = words[2]
         return
     stack = args.stack or world.selected.get(key)

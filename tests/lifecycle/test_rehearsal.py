@@ -36,6 +36,28 @@ def aws(tmp_path_factory: pytest.TempPathFactory) -> Rehearsal:
     return rehearse("aws", tmp_path_factory.mktemp("aws"))
 
 
+@pytest.fixture(scope="module")
+def alicloud(tmp_path_factory: pytest.TempPathFactory) -> Rehearsal:
+    return rehearse("alicloud", tmp_path_factory.mktemp("alicloud"))
+
+
+def test_the_alibaba_sequence_of_the_page_runs_to_its_end(alicloud: Rehearsal) -> None:
+    assert alicloud.returncode == 0, alicloud.explain()
+
+
+def test_prod_cn_lives_in_the_oss_backend_and_reads_what_shared_cn_published(alicloud: Rehearsal) -> None:
+    [backend] = [url for url in alicloud.world.backends if not url.startswith("file:")]
+    assert list(alicloud.world.backends[backend]) == ["organization/gpu-cloud/prod-cn"]
+    assert alicloud.world.backends[backend]["organization/gpu-cloud/prod-cn"]["resources"]
+    assert list(alicloud.world.backends["file://~/.pulumi-bootstrap-cn"]) == [
+        "organization/gpu-cloud-bootstrap/shared-cn"
+    ]
+    published = alicloud.world.parameters["alicloud:cn-hangzhou"]
+    shipped = load_offline_answers(ROOT / "stacks").parameters[("alicloud", "cn-hangzhou")]
+    assert sorted(shipped) == sorted(name for name in published if name in shipped)
+    assert [b["status"] for b in alicloud.world.builds.values()] == ["Success"] * 3
+
+
 def test_the_aws_sequence_of_the_page_runs_to_its_end(aws: Rehearsal) -> None:
     assert aws.returncode == 0, aws.explain()
 
