@@ -232,24 +232,31 @@ def start_build(
     buildspec = yaml.safe_load(project["inputs"]["source"]["buildspec"])
     commands = [c for phase in ("install", "build") for c in buildspec["phases"][phase]["commands"]]
     root = Path(os.environ["REHEARSAL_ROOT"])
-    env = dict(
-        os.environ, **variables, REHEARSAL_PRINCIPAL=role, REHEARSAL_MACHINE=build_id, CODEBUILD_SRC_DIR=str(root)
-    )
+    variables.update(REHEARSAL_PRINCIPAL=role, CODEBUILD_SRC_DIR=str(root))
+    done = run_on(world, build_id, commands, variables)
+    world.builds[build_id]["status"] = "SUCCEEDED" if done.returncode == 0 else "FAILED"
+    world.builds[build_id]["reason"] = done.stderr.strip()
+    world.log.append(f"build {build_id} as {role}: {world.builds[build_id]['status']} {done.stderr.strip()}")
+    return build_id
+
+
+def run_on(
+    world: World, machine: str, commands: list[str], variables: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run ``commands`` with bash on ``machine`` (a build, a runner invocation) in the checkout, with ``variables``;
+    the world goes to its file for the commands' own stubs and comes back with what they changed."""
     world_file = Path(os.environ["REHEARSAL_WORLD"])
     world.save(world_file)
     done = subprocess.run(
         ["bash", "-c", "set -euo pipefail\n" + "\n".join(commands)],
-        env=env,
-        cwd=root,
+        env=dict(os.environ, **variables, REHEARSAL_MACHINE=machine),
+        cwd=Path(os.environ["REHEARSAL_ROOT"]),
         capture_output=True,
         text=True,
         check=False,
     )
     world.__dict__.update(World.load(world_file).__dict__)
-    world.builds[build_id]["status"] = "SUCCEEDED" if done.returncode == 0 else "FAILED"
-    world.builds[build_id]["reason"] = done.stderr.strip()
-    world.log.append(f"build {build_id} as {role}: {world.builds[build_id]['status']} {done.stderr.strip()}")
-    return build_id
+    return done
 
 
 def project_role(resources: list[dict[str, Any]], project: dict[str, Any]) -> str:
@@ -315,19 +322,7 @@ def invoke_runner(world: World, command_id: str, instance_id: str, parameters: d
     script = [f"pulumi login '{outputs['backendUrl']}'"] + [
         line.format(stack=parameters["stack"]) for line in RUNNER_COMMANDS[parameters["pulumiCommand"]]
     ]
-    root = Path(os.environ["REHEARSAL_ROOT"])
-    env = dict(os.environ, REHEARSAL_MACHINE=invoke, REHEARSAL_PRINCIPAL="")
-    world_file = Path(os.environ["REHEARSAL_WORLD"])
-    world.save(world_file)
-    done = subprocess.run(
-        ["bash", "-c", "set -euo pipefail\n" + "\n".join(script)],
-        env=env,
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    world.__dict__.update(World.load(world_file).__dict__)
+    done = run_on(world, invoke, script, {"REHEARSAL_PRINCIPAL": ""})
     world.builds[invoke].update(
         status="Success" if done.returncode == 0 else "Failed", reason=done.stderr.strip(), exit_code=done.returncode
     )
