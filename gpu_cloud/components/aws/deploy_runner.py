@@ -323,11 +323,13 @@ def codebuild_trust(account: Account, projects: Sequence[str]) -> str:
     )
 
 
-def _build_statements(account: Account, bucket: str, key_alias: str, projects: Sequence[str]) -> list[dict[str, Any]]:
-    """What every build needs: its network interfaces, its logs, the source archives (SSE-KMS: the key through S3)
-    and the parameters the account's bootstrap publishes (bootstrap_facts)."""
+def _build_statements(
+    account: Account, bucket: str, key_alias: str, projects: Sequence[str], key_actions: Sequence[str] = _KEY_VIA_S3
+) -> list[dict[str, Any]]:
+    """What every build needs: its network interfaces, its logs, the source archives (SSE-KMS: the key through S3,
+    ``key_actions`` of it) and the parameters the account's bootstrap publishes (bootstrap_facts)."""
     s3 = f"arn:{account.partition}:s3:::{bucket}"
-    via_s3 = key_use_statement(account, key_alias, _KEY_VIA_S3)
+    via_s3 = key_use_statement(account, key_alias, key_actions)
     via_s3["Condition"] = {
         "ForAnyValue:StringEquals": {"kms:ResourceAliases": key_alias},
         "StringEquals": {"kms:ViaService": f"s3.{account.region}.amazonaws.com"},
@@ -378,7 +380,8 @@ def preview_policy(account: Account, bucket: str, key_alias: str, projects: Sequ
     stack's secrets decrypted, and the data sources a preview calls. Nothing that changes anything."""
     s3 = f"arn:{account.partition}:s3:::{bucket}"
     return document(
-        *_build_statements(account, bucket, key_alias, projects),
+        # Through S3 the preview only reads (the source, the state): no data key to write with.
+        *_build_statements(account, bucket, key_alias, projects, ("kms:Decrypt", "kms:DescribeKey")),
         {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": s3},
         {"Effect": "Allow", "Action": "s3:GetObject", "Resource": f"{s3}/{STATE_PREFIX}*"},
         key_use_statement(account, key_alias, ("kms:Decrypt",)),
