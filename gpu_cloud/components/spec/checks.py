@@ -358,7 +358,7 @@ def _service_tls(config: StackConfig, path: str, service: InferenceServiceSpec) 
 
 
 stack_check("cloud", "training", "node_pools", "spot_groups", "checkpoint_bucket")(training_problems)
-stack_check("cloud", "deploy", "network", "peering")(_deploy_problems)
+stack_check("cloud", "region", "deploy", "network", "peering")(_deploy_problems)
 
 
 @stack_check("alerts", "alert_receiver_url", "addons", "cloud", "region")
