@@ -55,6 +55,7 @@ def test_nat_per_zone_children() -> None:
 def test_endpoints_only_has_no_internet_path() -> None:
     assert type_counts(run(lambda: _network(ENDPOINTS_ONLY))) == {
         **COMMON,
+        "aws:ec2/vpcEndpoint:VpcEndpoint": 9,  # the S3 gateway, five interface endpoints and three more (W3)
         "aws:ec2/subnet:Subnet": 2,
         "aws:ec2/routeTable:RouteTable": 2,
         "aws:ec2/routeTableAssociation:RouteTableAssociation": 2,
@@ -131,7 +132,7 @@ def test_nat_subnets_route_through_the_public_table_and_private_ones_do_not() ->
     )
 
 
-def test_endpoints_cover_s3_ecr_sts_ec2_and_logs_privately() -> None:
+def test_endpoints_only_covers_s3_ecr_sts_ec2_logs_and_what_pod_identity_and_the_autoscaler_call() -> None:
     plan = run(lambda: _network(ENDPOINTS_ONLY))
     endpoints = {r.name: r.inputs for r in of_type(plan, "aws:ec2/vpcEndpoint:VpcEndpoint")}
     assert endpoints["net-s3"]["vpcEndpointType"] == "Gateway"
@@ -139,7 +140,8 @@ def test_endpoints_cover_s3_ecr_sts_ec2_and_logs_privately() -> None:
     assert len(endpoints["net-s3"]["routeTableIds"]) == 2
     interface = {n: e for n, e in endpoints.items() if n != "net-s3"}
     assert sorted(e["serviceName"] for e in interface.values()) == [
-        f"com.amazonaws.us-east-1.{s}" for s in ("ec2", "ecr.api", "ecr.dkr", "logs", "sts")
+        f"com.amazonaws.us-east-1.{s}"
+        for s in ("autoscaling", "ec2", "ecr.api", "ecr.dkr", "eks", "eks-auth", "logs", "sts")
     ]
     for inputs in interface.values():
         assert inputs["vpcEndpointType"] == "Interface"

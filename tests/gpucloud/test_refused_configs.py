@@ -512,3 +512,19 @@ def test_sizes_are_checked_without_a_region(project: Path, capsys: pytest.Captur
         "gpu-cloud:region: field required (got null)",
         "gpu-cloud:network.vpcCidr: aws takes a VPC of /16 to /28 (got 10.10.0.0/15)",
     ]
+
+
+def test_an_eks_environment_without_a_way_to_the_public_registries(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """aws.md W3: endpoints-only egress reaches AWS, never the registries the add-ons' images come from."""
+
+    def mutate(c: dict[str, Any]) -> None:
+        c["network"]["egress"] = "endpoints-only"
+        del c["network"]["natSubnets"]
+        c["network"].pop("natPerZone", None)
+
+    assert refused(project, capsys, "dev", mutate) == [
+        "gpu-cloud:network.egress: an EKS cluster's nodes pull the add-ons' images from public registries, which no VPC"
+        " endpoint reaches: use nat (got endpoints-only)"
+    ]

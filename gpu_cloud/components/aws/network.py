@@ -11,12 +11,18 @@ from gpu_cloud.components.aws._iam import Account, account_of, document, service
 from gpu_cloud.components.naming import LOG_GROUP, physical_name
 from gpu_cloud.components.spec import ConfigError, EgressMode, NetworkSpec, Problem, SubnetSpec
 
-__all__ = ["INTERFACE_ENDPOINT_SERVICES", "PrivateNetwork", "PrivateNetworkArgs"]
+__all__ = ["ENDPOINTS_ONLY_SERVICES", "INTERFACE_ENDPOINT_SERVICES", "PrivateNetwork", "PrivateNetworkArgs"]
 
 INTERFACE_ENDPOINT_SERVICES = ("ecr.api", "ecr.dkr", "sts", "ec2", "logs")
 """Interface endpoints private EKS nodes need to pull images and join without the internet (EKS User Guide,
 "Deploy private clusters with limited internet access": ecr.api, ecr.dkr, ec2, sts, logs; S3 as a gateway
 endpoint for image layers)."""
+ENDPOINTS_ONLY_SERVICES = ("eks", "eks-auth", "autoscaling")
+"""What else pods need where nothing leaves the VPC but through endpoints (same page, awsdocs/amazon-eks-user-guide
+latest/ug/clusters/private-clusters.adoc, read 2026-12-03): EKS Pod Identity credentials come from the EKS Auth API
+(``eks-auth``), and the cluster autoscaler calls Auto Scaling (``autoscaling``) and reads node groups from EKS
+(``eks``) (aws.md W3). With NAT egress they are reached through the NAT gateway. Images from public registries are
+another matter: no endpoint reaches them (an environment refuses endpoints-only, components.aws.checks)."""
 
 INTERNAL_ELB_TAG = "kubernetes.io/role/internal-elb"
 """Subnet tag the AWS load balancer controller uses to place internal load balancers (EKS User Guide, "Route
@@ -207,7 +213,10 @@ class PrivateNetwork(pulumi.ComponentResource):
         )
         # An interface endpoint takes at most one subnet per zone.
         one_per_zone = [ids[0] for ids in self.subnet_ids_by_zone.values()]
-        for service in INTERFACE_ENDPOINT_SERVICES:
+        services = INTERFACE_ENDPOINT_SERVICES
+        if spec.egress is EgressMode.ENDPOINTS_ONLY:
+            services += ENDPOINTS_ONLY_SERVICES
+        for service in services:
             aws.ec2.VpcEndpoint(
                 f"{name}-{service.replace('.', '-')}",
                 vpc_id=vpc.id,
