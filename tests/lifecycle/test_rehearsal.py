@@ -334,3 +334,21 @@ def test_u1_put_back_a_jobset_updated_in_place_fails_the_day_2_up(
         "prod-llm-pretrain-jobset (kubernetes:jobset.x-k8s.io/v1alpha2:JobSet): "
         "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image"
     ]
+
+
+def test_f2_a_ci_step_waits_for_its_build_and_fails_with_it(tmp_path: Path) -> None:
+    """ecosystem.md F2: StartBuild returns at once; the job must wait and fail when the build fails."""
+    world = _environments_world()
+    del world.backends[BACKEND]["organization/gpu-cloud/staging"]
+    script = "\n".join(
+        f"bootstrap/run-aws-build.sh gpucloud-state-shared-123456789012-us-east-1 gpucloud-preview-{env}-shared"
+        for env in ("dev", "staging")
+    )
+    run = rehearse("aws", tmp_path, script=script, world=world)
+    assert run.returncode == 1, run.explain()
+    assert [b["status"] for b in run.world.builds.values()] == ["SUCCEEDED", "FAILED"]
+    assert run.stdout.splitlines()[-1] == "build gpucloud-preview-staging-shared:00000002: FAILED"
+    assert (
+        "no stack named 'organization/gpu-cloud/staging' found"
+        in run.world.builds["gpucloud-preview-staging-shared:00000002"]["reason"]
+    )
