@@ -21,15 +21,14 @@ def eks_node_group_problems(config: StackConfig) -> list[Problem]:
     return expander_problems(node_group_names(config), expander_priorities(config.spot_groups))
 
 
-@stack_check("network", cloud=Cloud.AWS)
 def eks_network_problems(config: StackConfig) -> list[Problem]:
-    """An EKS cluster's network must let its nodes pull the add-ons' images. With ``endpoints-only`` egress they reach
-    AWS through VPC endpoints alone, and a cluster without outbound internet access "must pull images from a container
-    registry that's in your VPC" (EKS User Guide, "Deploy private clusters with limited internet access",
-    awsdocs/amazon-eks-user-guide latest/ug/clusters/private-clusters.adoc, read 2026-12-03), while the Kubernetes
-    layer's charts pull from public registries (registry.k8s.io, nvcr.io, quay.io, ghcr.io: components.versions)
-    that no endpoint reaches; Pod Identity, the cluster autoscaler and its node-group reads would also need the
-    eks-auth, autoscaling and eks endpoints (same page) (aws.md W3). A data VPC without nodes may be endpoints-only."""
+    """An environment's network must let its nodes pull the Kubernetes layer's images (GpuEnvironment runs this; a
+    program that builds only some components, a network for instance, may be endpoints-only). With ``endpoints-only``
+    egress the nodes reach AWS through VPC endpoints alone, and a cluster without outbound internet access "must pull
+    images from a container registry that's in your VPC" (EKS User Guide, "Deploy private clusters with limited
+    internet access", awsdocs/amazon-eks-user-guide latest/ug/clusters/private-clusters.adoc, read 2026-12-03),
+    while the layer's charts pull from public registries (registry.k8s.io, nvcr.io, quay.io, ghcr.io:
+    components.versions) that no endpoint reaches (aws.md W3)."""
     if config.network.egress is EgressMode.ENDPOINTS_ONLY:
         message = (
             "an EKS cluster's nodes pull the add-ons' images from public registries, which no VPC endpoint reaches: "

@@ -24,7 +24,7 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 
-from gpu_cloud.components.aws.checks import eks_node_group_problems
+from gpu_cloud.components.aws.checks import eks_network_problems, eks_node_group_problems
 from gpu_cloud.components.aws.cluster import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.aws.expander import expander_priorities
 from gpu_cloud.components.aws.identity import (
@@ -377,7 +377,7 @@ def _check(args: GpuEnvironmentArgs) -> None:
     config = args.config
     if config.cloud is not Cloud.AWS:
         raise ConfigError([Problem("config.cloud", "an AWS environment needs an aws config", config.cloud.value)])
-    found = eks_node_group_problems(config) + layer_problems(config)
+    found = eks_node_group_problems(config) + eks_network_problems(config) + layer_problems(config)
     if found:
         raise config_error(found)
     problems = []
