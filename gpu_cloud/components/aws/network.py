@@ -213,7 +213,7 @@ class PrivateNetwork(pulumi.ComponentResource):
         )
         # An interface endpoint takes at most one subnet per zone.
         one_per_zone = [ids[0] for ids in self.subnet_ids_by_zone.values()]
-        services = INTERFACE_ENDPOINT_SERVICES
+        services: tuple[str, ...] = INTERFACE_ENDPOINT_SERVICES
         if spec.egress is EgressMode.ENDPOINTS_ONLY:
             services += ENDPOINTS_ONLY_SERVICES
         for service in services:
