@@ -40,7 +40,7 @@ from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2, engine_pb2_grpc
 
 from gpu_cloud.planner.files import load_json, read_text
-from gpu_cloud.planner.model import PlanError, RecordedResource, Violation
+from gpu_cloud.planner.model import PlanError, PolicyPackError, RecordedResource, Violation
 
 __all__ = ["PolicyPack", "PolicyPackError", "PolicyReport", "load_policy_config", "run_policy_pack"]
 
@@ -65,13 +65,6 @@ _SEVERITY = {
     engine_pb2.WARNING: "warning",
     engine_pb2.ERROR: "error",
 }
-
-
-class PolicyPackError(RuntimeError):
-    """The policy pack failed while running (it crashed, or a policy raised); the message says why.
-
-    The message is the error, never the pack's traceback: ``gpucloud plan`` prints it and exits 2.
-    """
 
 
 @dataclass(frozen=True)
