@@ -52,33 +52,46 @@ class ChildFailed(Exception):
 
 @dataclass(frozen=True)
 class Run:
-    """One measured child process: wall seconds, peak RSS in MiB, and what it printed on stdout."""
+    """One measured child process: wall seconds, CPU seconds (user + system, the child's and those of the children
+    it waited for, e.g. a plan's policy pack), peak RSS in MiB, and what it printed on stdout."""
 
     seconds: float
     peak_mib: float
     stdout: str
+    cpu_seconds: float = 0.0
 
 
 def measure(args: Sequence[str], repeat: int) -> Run:
     """The median wall time over ``repeat`` runs; peak memory is the largest seen."""
-    runs = [_timed(args) for _ in range(repeat)]
-    return Run(statistics.median(r.seconds for r in runs), max(r.peak_mib for r in runs), runs[-1].stdout)
+    runs = [timed(args) for _ in range(repeat)]
+    return Run(
+        statistics.median(r.seconds for r in runs),
+        max(r.peak_mib for r in runs),
+        runs[-1].stdout,
+        statistics.median(r.cpu_seconds for r in runs),
+    )
 
 
-def _timed(args: Sequence[str]) -> Run:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def timed(args: Sequence[str], env: dict[str, str] | None = None, ok: Sequence[int] = (0, 1)) -> Run:
+    """Run ``args`` once from the repository root (``PYTHONPATH`` set to it unless ``env`` is given).
+
+    Raises:
+        ChildFailed: the exit status is not in ``ok`` (a plan exits 1 for a mandatory violation: still complete).
+    """
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
-        process = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=err, text=True)
+        process = subprocess.Popen(
+            args, cwd=ROOT, env=env or dict(os.environ, PYTHONPATH=str(ROOT)), stdout=out, stderr=err, text=True
+        )
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - start
         process.returncode = code = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        if code not in (0, 1):  # 1 is a plan with a mandatory violation: still a complete plan
+        if code not in ok:
             lines = [line for line in err.read().splitlines() if line.strip()]
             raise ChildFailed(f"exit status {code}: {' / '.join(lines[-3:]) or 'no output'}")
-        return Run(seconds, usage.ru_maxrss / 1024, out.read())
+        return Run(seconds, usage.ru_maxrss / 1024, out.read(), usage.ru_utime + usage.ru_stime)
 
 
 def sdk_modules(resource_types: Sequence[str]) -> list[str]:
