@@ -3,7 +3,8 @@
 ``gpucloud plan [STACK] [--dir DIR] [--json] [--policy-config FILE] [--no-policy] [--graph FILE] [--prices FILE]``
 runs a Pulumi Python program offline, checks it with the policy pack and reports, with its cost.
 ``gpucloud cost [STACK] [--dir DIR] [--json] [--prices FILE]`` runs it the same way and reports only the
-cost (no policies). ``gpucloud policy-path`` prints a writable copy of the installed policy pack, for
+cost (no policies). ``gpucloud render STACK job|acceptance NAME`` prints the JobSet a stack declares, for
+``kubectl`` (`gpucloud.render`). ``gpucloud policy-path`` prints a writable copy of the installed policy pack, for
 ``pulumi preview --policy-pack`` (`gpucloud.pack_folder`).
 
 Exit statuses: see ``EXIT_CODES`` (printed by ``gpucloud --help``). With ``--json``, a failure is also reported as
@@ -62,6 +63,7 @@ _EPILOG = "\n".join(
         "  gpucloud plan dev --dir ../infra --json    one JSON document (schemaVersion, resources, violations, ...)",
         "  gpucloud plan prod --policy-config policy-config.json",
         "  gpucloud cost staging --prices rates.yaml  the monthly cost only, at negotiated rates",
+        "  gpucloud render prod acceptance training-h100 | kubectl create -f -",
         '  pulumi preview --policy-pack "$(gpucloud policy-path)"',
     ]
 )
@@ -110,6 +112,25 @@ def _parser() -> argparse.ArgumentParser:
     cost.add_argument("stack", nargs="?", default="dev", help="stack name (default: dev)")
     cost.add_argument("--dir", type=Path, default=Path.cwd(), help="Pulumi project folder (default: .)")
     cost.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
+    render = commands.add_parser(
+        "render",
+        help="print the JobSet of a training job or pool acceptance test, to submit with kubectl",
+        description=textwrap.dedent(
+            """\
+            Print the JobSet a stack declares for a training job or a pool's acceptance test, from the
+            same validated config, to submit with kubectl instead of Pulumi:
+              gpucloud render prod job NAME --bucket BUCKET | kubectl apply -f -
+              gpucloud render prod acceptance POOL | kubectl create -f -
+            BUCKET is the stack's checkpointBucket output.
+            """
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    render.add_argument("stack", help="stack name")
+    render.add_argument("kind", choices=("job", "acceptance"))
+    render.add_argument("name", help="the job's name, or the pool of the acceptance test")
+    render.add_argument("--bucket", help="the stack's checkpointBucket output (jobs only)")
+    render.add_argument("--dir", type=Path, default=Path.cwd(), help="Pulumi project folder (default: .)")
     for command in (plan, cost):
         command.add_argument("--prices", type=Path, help="price overrides, JSON or YAML (negotiated rates)")
         command.add_argument(
@@ -189,6 +210,11 @@ def _command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     delegated = in_project_interpreter(load_project(args.dir), argv)
     if delegated is not None:
         return delegated
+    if args.command == "render":
+        from gpu_cloud.planner.render import manifest_text  # the components, not the engine
+
+        _print(manifest_text(args.dir, args.stack, args.kind, args.name, args.bucket))
+        return EXIT_OK
     # Only a run in this interpreter loads the engine and the Pulumi SDK (gpucloud.planner.commands).
     from gpu_cloud.planner import commands
 
