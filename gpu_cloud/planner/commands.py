@@ -51,7 +51,18 @@ def _load(args: argparse.Namespace) -> tuple[Project, StackSettings, PriceBook]:
 
 
 def _run(args: argparse.Namespace, project: Project, stack: StackSettings) -> Plan:
-    return run_program(project, stack, load_stack_outputs(project, args.stack_outputs))
+    _progress(f"running {project.program.relative_to(project.root)} for stack {stack.name}")
+    recorded = run_program(project, stack, load_stack_outputs(project, args.stack_outputs))
+    count = len(recorded.resources)
+    _progress(f"the program registered {count} resource{'' if count == 1 else 's'}")
+    return recorded
+
+
+def _progress(step: str) -> None:
+    """Say what a plan is doing, on a terminal only: a plan takes seconds, and its output is otherwise one report
+    at the end (pipes, files and CI logs get the report alone)."""
+    if sys.stderr.isatty():
+        print(f"gpucloud: {step}", file=sys.stderr, flush=True)
 
 
 def plan(args: argparse.Namespace, policy_pack: Path) -> Report:
@@ -70,6 +81,8 @@ def plan(args: argparse.Namespace, policy_pack: Path) -> Report:
     )
     with starting as pack:
         recorded = _run(args, project, stack)
+        if pack is not None:
+            _progress(f"checking them with the policy pack {policy_pack}")
         violations = () if pack is None else check_policies(pack, recorded, policy_config)
     estimated = estimate(recorded, stack.config, book)
     if args.graph is not None:

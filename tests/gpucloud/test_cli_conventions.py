@@ -164,3 +164,16 @@ def test_the_command_line_alone_loads_no_pulumi_sdk() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout == "[]\n"
+
+
+def test_a_plan_on_a_terminal_says_what_it_is_doing(
+    make_project: MakeProject, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_project("import pulumi\npulumi.ComponentResource('test:index:Group', 'group')\n")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(["plan", "--dir", str(root), "--json"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "gpucloud: running __main__.py for stack dev",
+        "gpucloud: the program registered 2 resources",
+        f"gpucloud: checking them with the policy pack {cli.POLICY_PACK}",
+    ]
