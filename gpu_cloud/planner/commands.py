@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ def _load(args: argparse.Namespace) -> tuple[Project, StackSettings, PriceBook]:
 
 
 def _run(args: argparse.Namespace, project: Project, stack: StackSettings) -> Plan:
-    _progress(f"running {project.program.relative_to(project.root)} for stack {stack.name}")
+    _progress(f"running {os.path.relpath(project.program, project.root)} for stack {stack.name}")
     recorded = run_program(project, stack, load_stack_outputs(project, args.stack_outputs))
     count = len(recorded.resources)
     _progress(f"the program registered {count} resource{'' if count == 1 else 's'}")
