@@ -404,8 +404,8 @@ def scale(sizes: Sequence[int], repeat: int, rounds: int) -> tuple[dict[int, flo
     if protocol is not None:
         ratios = protocol.ratios
         print(
-            f"\nProtocol ceiling ({max(times)} pools, {len(ratios)} rounds, {CHUNK}-resource chunks alternating with the "
-            "pack, median): "
+            f"\nProtocol ceiling ({max(times)} pools, {len(ratios)} rounds, {CHUNK}-resource chunks alternating "
+            "with the pack, median): "
             f"{statistics.median(protocol.ceiling):.0f} resources/s to a no-op analyzer served as pulumi-policy serves"
             f"\nPack rate in the same rounds (median): {statistics.median(protocol.pack):.0f} resources/s"
             f"\nPack rate / protocol ceiling: median {statistics.median(ratios):.2f} "
