@@ -280,7 +280,7 @@ def test_the_efa_pool_launches_in_its_zone_into_a_cluster_placement_group(prod: 
     assert _requirement(pools["training-h100"], "node.kubernetes.io/instance-type") == ["p5.48xlarge"]
     [group] = [r for r in prod.resources if r.type == "aws:ec2/placementGroup:PlacementGroup"]
     assert group.inputs["strategy"] == "cluster"
-    node_class = [r for r in prod.resources if r.name == "training-h100-nodeclass"][0]
+    node_class = next(r for r in prod.resources if r.name == "training-h100-nodeclass")
     assert group.urn in node_class.dependencies
 
 
