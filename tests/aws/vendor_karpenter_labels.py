@@ -26,6 +26,7 @@ PAGE = "website/content/en/docs/reference/instance-types.md"
 
 LABELS = (
     "karpenter.k8s.aws/instance-family",
+    "karpenter.k8s.aws/instance-cpu",
     "karpenter.k8s.aws/instance-gpu-name",
     "karpenter.k8s.aws/instance-gpu-count",
     "karpenter.k8s.aws/instance-gpu-memory",

@@ -14,8 +14,9 @@ placement) and one NodePool per capacity the pool draws on:
   path's spot nodes) and, with a fall-back, ``<name>-ondemand`` (weight :data:`FALLBACK_WEIGHT`). Karpenter tries
   NodePools by weight; when EC2 has no spot capacity for every offering of the spot NodePool, it caches that for
   three minutes and falls to the next NodePool (nodepools.md "Capacity Type"; scheduling.md "Weighted NodePools").
-  Its spot NodePool draws on every catalog GPU with the group's GPU count and between once and twice the group's GPU
-  memory (:data:`SPOT_MEMORY_SPAN`): for a 24 GB A10G group that is A10G (g5), L4 (g6) and L40S (g6e), 15 instance
+  Its NodePools draw on every catalog GPU with the group's GPU count and between once and twice the group's GPU
+  memory (:data:`SPOT_MEMORY_SPAN`), in sizes up to twice the group's vCPUs (:data:`SIZE_SPAN`): for a g5.xlarge
+  group (24 GB A10G, 4 vCPUs) that is the xlarge and 2xlarge of A10G (g5), L4 (g6) and L40S (g6e), six instance
   types where the node group path has one (aws.md A10).
 
 The labels and taints are the node group path's (components.labels), so the Kubernetes layer's selectors,
@@ -79,6 +80,7 @@ NODE_POOL_API = "karpenter.sh/v1"
 EC2_NODE_CLASS_API = "karpenter.k8s.aws/v1"
 
 INSTANCE_FAMILY = "karpenter.k8s.aws/instance-family"
+INSTANCE_CPU = "karpenter.k8s.aws/instance-cpu"
 GPU_NAME = "karpenter.k8s.aws/instance-gpu-name"
 GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
 GPU_MEMORY = "karpenter.k8s.aws/instance-gpu-memory"
@@ -88,9 +90,10 @@ INSTANCE_TYPE = "node.kubernetes.io/instance-type"
 CAPACITY_TYPE = "karpenter.sh/capacity-type"
 ZONE = "topology.kubernetes.io/zone"
 
-INSTANCE_LABELS: Final = (INSTANCE_FAMILY, GPU_NAME, GPU_COUNT, GPU_MEMORY, ARCH, OS, INSTANCE_TYPE)
+INSTANCE_LABELS: Final = (INSTANCE_FAMILY, INSTANCE_CPU, GPU_NAME, GPU_COUNT, GPU_MEMORY, ARCH, OS, INSTANCE_TYPE)
 """Labels Karpenter derives from the instance type (pkg/providers/instancetype/types.go ``computeRequirements`` at
-v1.14.1: family and size split from the name, GPU name/count/memory from DescribeInstanceTypes ``GpuInfo.Gpus[0]``,
+v1.14.1: family and size split from the name, vCPUs from ``VCpuInfo.DefaultVCpus``, GPU name/count/memory from
+DescribeInstanceTypes ``GpuInfo.Gpus[0]``,
 the name lower-case kebab, memory in MiB); the requirements here name only these and the offering's capacity type
 and zone."""
 
@@ -101,6 +104,13 @@ SPOT_MEMORY_SPAN = 2.0
 """A spot group takes GPUs with at least its own GPU memory (its models must fit) and at most this many times it:
 more GPU memory per GPU is a dearer GPU (an L40S costs about 1.9 times an A10G on demand in prices.json), and the
 NodePool's GPU limit caps GPUs, not dollars."""
+
+SIZE_SPAN = 2
+"""A pool takes instance sizes of its GPUs up to this many times the vCPUs of its largest listed type: larger sizes
+of the same GPU only add host CPU and memory its pods were not sized for, and the NodePool's GPU limit would let
+them multiply the pool's cost at the same GPU count (a g5.16xlarge costs four times a g5.xlarge in prices.json).
+Karpenter picks the cheapest type that fits the pending pods among those selected (on-demand: lowest price; spot:
+price-capacity-optimized; nodepools.md "Capacity Type", disruption.md "Spot consolidation")."""
 
 SPOT_WEIGHT = 50
 """Weight of a spot group's spot NodePool: Karpenter tries higher weights first (nodepools.md ``spec.weight``)."""
@@ -209,6 +219,7 @@ def catalog_labels(instance_type: InstanceType) -> dict[str, str]:
     family, _ = instance_type.name.split(".", 1)
     return {
         INSTANCE_FAMILY: family,
+        INSTANCE_CPU: str(instance_type.vcpu),
         GPU_NAME: gpu_name(instance_type),
         GPU_COUNT: str(instance_type.gpu_count),
         GPU_MEMORY: str(gpu_memory_mib(instance_type)),
@@ -241,29 +252,38 @@ def matches(requirements: Sequence[Mapping[str, Any]], node_labels: Mapping[str,
 def _shape_types(spec: GpuNodePoolSpec | SpotGroupSpec) -> list[InstanceType]:
     """The catalog types whose GPUs the pool's NodePools may launch, before they are turned into requirements."""
     listed = catalog_types(spec.instance_types)
+    if isinstance(spec, GpuNodePoolSpec) and spec.efa:
+        return list(listed)
+    most_vcpus = max(t.vcpu for t in listed) * SIZE_SPAN
     if isinstance(spec, GpuNodePoolSpec):
-        if spec.efa:
-            return list(listed)
         shapes = {(t.gpu_model, t.gpu_count, t.gpu_memory_gib, t.arch) for t in listed}
-        return [t for t in instance_types(Cloud.AWS) if (t.gpu_model, t.gpu_count, t.gpu_memory_gib, t.arch) in shapes]
+        return [
+            t
+            for t in instance_types(Cloud.AWS)
+            if (t.gpu_model, t.gpu_count, t.gpu_memory_gib, t.arch) in shapes and t.vcpu <= most_vcpus
+        ]
     floor = min(t.gpu_memory_gib for t in listed)
     counts = {t.gpu_count for t in listed}
     arches = {t.arch for t in listed}
     return [
         t
         for t in instance_types(Cloud.AWS)
-        if t.gpu_count in counts and t.arch in arches and floor <= t.gpu_memory_gib <= floor * SPOT_MEMORY_SPAN
+        if t.gpu_count in counts
+        and t.arch in arches
+        and floor <= t.gpu_memory_gib <= floor * SPOT_MEMORY_SPAN
+        and t.vcpu <= most_vcpus
     ]
 
 
 def instance_requirements(spec: GpuNodePoolSpec | SpotGroupSpec) -> list[dict[str, Any]]:
-    """The requirements on the instance type: families, GPU name, count and memory of the pool's GPUs (not single
-    instance types, so that one NodePool spans every size and family of those GPUs), architecture and OS. An EFA
+    """The requirements on the instance type: families, vCPUs (:data:`SIZE_SPAN`), GPU name, count and memory of the
+    pool's GPUs (not single instance types, so that one NodePool spans the sizes and families of those GPUs),
+    architecture and OS. An EFA
     pool also names its instance types: its EC2NodeClass lays out the interfaces of their one EFA device count."""
     shapes = _shape_types(spec)
     found: list[dict[str, Any]] = [
         {"key": key, "operator": "In", "values": sorted({catalog_labels(t)[key] for t in shapes}, key=_natural)}
-        for key in (INSTANCE_FAMILY, GPU_NAME, GPU_COUNT, GPU_MEMORY, ARCH, OS)
+        for key in (INSTANCE_FAMILY, INSTANCE_CPU, GPU_NAME, GPU_COUNT, GPU_MEMORY, ARCH, OS)
     ]
     if isinstance(spec, GpuNodePoolSpec) and spec.efa:
         found.append({"key": INSTANCE_TYPE, "operator": "In", "values": sorted(spec.instance_types)})
