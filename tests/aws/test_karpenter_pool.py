@@ -16,6 +16,7 @@ import pytest
 from gpu_cloud.components import labels
 from gpu_cloud.components.aws.karpenter_pool import (
     INSTANCE_LABELS,
+    INSTANCE_TYPES_ANNOTATION,
     KarpenterGpuPool,
     KarpenterGpuPoolArgs,
     KarpenterTarget,
@@ -159,6 +160,14 @@ def test_requirements_select_in_karpenters_table_exactly_the_catalog_types_inten
     selected = {t.name for t in selected_types(spec)}
     assert _selected_by_karpenter(spec) == selected
     assert selected <= (limits(Cloud.AWS).instance_types or frozenset())
+
+
+def test_each_nodepool_names_the_types_it_selects_for_the_cost_estimate(prod: Plan) -> None:
+    specs = {s.name: s for s in PROD}
+    for name, pool in _objects(prod, "NodePool").items():
+        spec = specs[pool["spec"]["template"]["metadata"]["labels"][labels.POOL_LABEL]]
+        annotated = pool["metadata"]["annotations"][INSTANCE_TYPES_ANNOTATION].split(",")
+        assert set(annotated) == _selected_by_karpenter(spec), name
 
 
 def test_the_spot_group_spans_three_families_of_24_to_48_gb_gpus_up_to_twice_its_vcpus() -> None:

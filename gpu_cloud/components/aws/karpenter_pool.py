@@ -61,6 +61,7 @@ __all__ = [
     "EC2_NODE_CLASS_API",
     "FALLBACK_WEIGHT",
     "INSTANCE_LABELS",
+    "INSTANCE_TYPES_ANNOTATION",
     "NODE_POOL_API",
     "SPOT_MEMORY_SPAN",
     "SPOT_WEIGHT",
@@ -150,6 +151,11 @@ NODE_LIFETIME: Final[Mapping[PoolPurpose, Mapping[str, str]]] = {
 """``spec.template.spec`` lifetime fields: training nodes never expire (expiry is forceful and ignores budgets,
 disruption.md "Expiration"); inference nodes are replaced after Karpenter's default 30 days, and a drain that
 PodDisruptionBudgets hold up ends after an hour (the docs advise ``terminationGracePeriod`` with ``expireAfter``)."""
+
+INSTANCE_TYPES_ANNOTATION = "gpucloud.io/instance-types"
+"""NodePool annotation: the catalog instance types its requirements select, comma-separated. What the cost estimate
+(``gpucloud plan``) and the policy pack's gpu-cost-guard price the NodePool by: neither can evaluate requirements
+without the catalog's facts (the pack stands on its own copy of the prices only)."""
 
 GPU_RESOURCE = labels.GPU_TAINT_KEY
 """The NVIDIA device plugin's extended resource, the NodePool limit's key (nodepools.md ``spec.limits``)."""
@@ -410,7 +416,9 @@ class KarpenterGpuPool(pulumi.ComponentResource):
                 f"{name}-{plan.name}",
                 api_version=NODE_POOL_API,
                 kind="NodePool",
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=plan.name),
+                metadata=k8s.meta.v1.ObjectMetaArgs(
+                    name=plan.name, annotations={INSTANCE_TYPES_ANNOTATION: ",".join(t.name for t in selected)}
+                ),
                 spec=node_pool_spec(spec, plan, selected),
                 opts=after_class,
             )
