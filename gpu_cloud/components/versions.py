@@ -255,10 +255,16 @@ KARPENTER_CHARTS: Final = (KARPENTER_CRD_CHART, KARPENTER_CHART)
 """Installed only on EKS environments whose nodeProvisioner is karpenter (components.aws.karpenter)."""
 
 KARPENTER_PIN_SOURCES: Final[Mapping[str, PinSource]] = {
+    # v1.14.1 (tag commit bde00654, 2026-08-20) is the newest tag of aws/karpenter-provider-aws (read 2026-12-03).
     "chart/karpenter": PinSource(
-        f"{_KARPENTER_DOCS}/getting-started/getting-started-with-karpenter/_index.md", "2026-12-03"
+        f"{_KARPENTER_DOCS}/getting-started/getting-started-with-karpenter/_index.md",
+        "1.14.1",
+        "2026-08-20",
+        read_on="2026-12-03",
     ),
-    "chart/karpenter-crd": PinSource(f"{_KARPENTER_DOCS}/upgrading/upgrade-guide.md", "2026-12-03"),
+    "chart/karpenter-crd": PinSource(
+        f"{_KARPENTER_DOCS}/upgrading/upgrade-guide.md", "1.14.1", "2026-08-20", read_on="2026-12-03"
+    ),
 }
 """Where the Karpenter pins were verified (merged into PIN_SOURCES)."""
 
