@@ -352,7 +352,7 @@ def pins() -> Iterator[tuple[str, str]]:
     for version, release in ACK_KUBERNETES_RELEASES.items():
         yield f"ack-release/{version}", release
     yield "ack-nvidia-driver", ACK_NVIDIA_DRIVER_VERSION
-    for chart in (*CHARTS, *KARPENTER_CHARTS):
+    for chart in CHARTS:
         yield f"chart/{chart.name}", f"{chart.repo} {chart.version}"
     yield "grafana-dashboard/dcgm", f"{GRAFANA_DCGM_DASHBOARD['gnetId']} r{GRAFANA_DCGM_DASHBOARD['revision']}"
     yield "image/tensorflow-serving-gpu", TENSORFLOW_SERVING_GPU_IMAGE
@@ -372,8 +372,9 @@ CHARTS: Final = (
     JOBSET_CHART,
     KUEUE_CHART,
     EFA_DEVICE_PLUGIN_CHART,
+    *KARPENTER_CHARTS,
 )
-"""Every Helm chart the Kubernetes layer installs."""
+"""Every Helm chart the Kubernetes layer installs, and Karpenter's."""
 
 _GH = "https://github.com"
 _ADDON_CAPTURE = (

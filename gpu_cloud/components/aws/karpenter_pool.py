@@ -25,6 +25,7 @@ tolerations and Kueue ResourceFlavors (pool and capacity labels, the spot taint)
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -49,20 +50,25 @@ from gpu_cloud.components.catalog import Cloud, InstanceType, instance_types
 from gpu_cloud.components.spec import (
     ConfigError,
     GpuNodePoolSpec,
+    NodeProvisioner,
     PoolPurpose,
     Problem,
     SpotGroupSpec,
+    StackConfig,
+    item_check,
     pool_problems,
     spot_problems,
+    stack_check,
 )
 from gpu_cloud.components.versions import EKS_AL2023_RELEASE_VERSIONS
 
 __all__ = [
     "EC2_NODE_CLASS_API",
     "FALLBACK_WEIGHT",
+    "INSTANCE_GPUS_ANNOTATION",
     "INSTANCE_LABELS",
-    "INSTANCE_TYPES_ANNOTATION",
     "NODE_POOL_API",
+    "REGION_ANNOTATION",
     "SPOT_MEMORY_SPAN",
     "SPOT_WEIGHT",
     "KarpenterGpuPool",
@@ -72,6 +78,9 @@ __all__ = [
     "ami_alias",
     "catalog_labels",
     "instance_requirements",
+    "karpenter_config_problems",
+    "karpenter_pool_problems",
+    "karpenter_tag_problems",
     "matches",
     "node_pool_plans",
     "selected_types",
@@ -152,10 +161,15 @@ NODE_LIFETIME: Final[Mapping[PoolPurpose, Mapping[str, str]]] = {
 disruption.md "Expiration"); inference nodes are replaced after Karpenter's default 30 days, and a drain that
 PodDisruptionBudgets hold up ends after an hour (the docs advise ``terminationGracePeriod`` with ``expireAfter``)."""
 
-INSTANCE_TYPES_ANNOTATION = "gpucloud.io/instance-types"
-"""NodePool annotation: the catalog instance types its requirements select, comma-separated. What the cost estimate
-(``gpucloud plan``) and the policy pack's gpu-cost-guard price the NodePool by: neither can evaluate requirements
-without the catalog's facts (the pack stands on its own copy of the prices only)."""
+INSTANCE_GPUS_ANNOTATION = "gpucloud.io/instance-gpus"
+"""NodePool annotation: the catalog instance types its requirements select and the GPUs of each, as a JSON object
+(``{"g5.xlarge": 1, ...}``). What the cost estimate (``gpucloud plan``) and the policy pack's gpu-cost-guard price the
+NodePool by, with its GPU limit: neither can evaluate requirements without the catalog's facts (the pack stands on
+its own copy of the prices only)."""
+
+REGION_ANNOTATION = "gpucloud.io/region"
+"""NodePool annotation: the region its nodes launch in (the region of the component's AWS provider, where the
+controller runs), which a Kubernetes object does not otherwise state; the cost estimate prices the NodePool there."""
 
 GPU_RESOURCE = labels.GPU_TAINT_KEY
 """The NVIDIA device plugin's extended resource, the NodePool limit's key (nodepools.md ``spec.limits``)."""
@@ -336,36 +350,76 @@ def ami_alias(kubernetes_version: str, release_version: str | None = None) -> st
     return f"al2023@v{release.rsplit('-', 1)[1]}"
 
 
-def pool_problems_on_karpenter(spec: GpuNodePoolSpec | SpotGroupSpec, target: KarpenterTarget) -> list[Problem]:
-    """What keeps ``spec`` from being a Karpenter pool on ``target``, beyond the spec's own checks."""
+def karpenter_pool_problems(
+    spec: GpuNodePoolSpec | SpotGroupSpec, kubernetes_version: str, path: str = ""
+) -> list[Problem]:
+    """What keeps ``spec`` (at config key ``path``) from being a Karpenter pool, beyond the spec's own checks."""
+    prefix = f"{path}." if path else ""
     problems: list[Problem] = []
+    release = None
     if isinstance(spec, SpotGroupSpec) and spec.max_price_per_hour is not None:
         # Karpenter pays the spot price (never above on demand) and takes no cap (EC2NodeClass has no such field).
-        problems.append(Problem("maxPricePerHour", "Karpenter cannot cap the spot price", spec.max_price_per_hour))
+        message = "Karpenter cannot cap the spot price"
+        problems.append(Problem(f"{prefix}maxPricePerHour", message, spec.max_price_per_hour))
     if isinstance(spec, GpuNodePoolSpec):
-        problems += [
-            Problem("zones", "no private subnet in that zone", zone) for zone in spec.zones if zone not in target.zones
-        ]
+        release = spec.aws_ami_release_version
         if (spec.aws_ami_type or "").startswith("BOTTLEROCKET"):
-            problems.append(Problem("awsAmiType", "Karpenter pools run the AL2023 NVIDIA AMI", spec.aws_ami_type))
+            message = "Karpenter pools run the AL2023 NVIDIA AMI"
+            problems.append(Problem(f"{prefix}awsAmiType", message, spec.aws_ami_type))
         reservation = spec.aws_capacity_reservation
         if reservation is not None and reservation.resource_group_arn is not None:
             message = "Karpenter selects reservations by id or tags, not by resource group"
-            problems.append(Problem("awsCapacityReservation.resourceGroupArn", message, reservation.resource_group_arn))
+            field = f"{prefix}awsCapacityReservation.resourceGroupArn"
+            problems.append(Problem(field, message, reservation.resource_group_arn))
         if spec.placement_group and len(spec.zones) != 1:
             message = "a cluster placement group lives in exactly one zone"
-            problems.append(Problem("zones", message, list(spec.zones)))
+            problems.append(Problem(f"{prefix}zones", message, list(spec.zones)))
         if spec.efa and len({t.efa_interfaces for t in catalog_types(spec.instance_types)}) > 1:
             message = "EFA pools need types with the same EFA interface count"
-            problems.append(Problem("instanceTypes", message, list(spec.instance_types)))
-    release = spec.aws_ami_release_version if isinstance(spec, GpuNodePoolSpec) else None
-    if release is None and target.kubernetes_version not in EKS_AL2023_RELEASE_VERSIONS:
+            problems.append(Problem(f"{prefix}instanceTypes", message, list(spec.instance_types)))
+    if release is None and kubernetes_version not in EKS_AL2023_RELEASE_VERSIONS:
         message = "no AL2023 release pinned for the Kubernetes version"
-        problems.append(Problem("awsAmiReleaseVersion", message, target.kubernetes_version))
-    restricted = sorted(k for k in target.tags if k.startswith(RESTRICTED_TAG_PREFIXES) or k == "Name")
-    if restricted:
-        problems.append(Problem("tags", "Karpenter sets these tags itself", restricted))
+        problems.append(Problem(f"{prefix}awsAmiReleaseVersion", message, kubernetes_version))
     return problems
+
+
+def karpenter_tag_problems(tags: Mapping[str, str], path: str = "tags") -> list[Problem]:
+    """Tags an EC2NodeClass may not carry (:data:`RESTRICTED_TAG_PREFIXES`, and ``Name``, which Karpenter sets)."""
+    restricted = sorted(k for k in tags if k.startswith(RESTRICTED_TAG_PREFIXES) or k == "Name")
+    return [Problem(path, "Karpenter sets these tags itself", restricted)] if restricted else []
+
+
+def _karpenter(config: StackConfig) -> bool:
+    return config.node_provisioner is NodeProvisioner.KARPENTER
+
+
+@item_check("node_pools", "node_provisioner", "cluster", cloud=Cloud.AWS)
+def _node_pool_on_karpenter(config: StackConfig, path: str, pool: GpuNodePoolSpec) -> list[Problem]:
+    return karpenter_pool_problems(pool, config.cluster.kubernetes_version, path) if _karpenter(config) else []
+
+
+@item_check("spot_groups", "node_provisioner", "cluster", cloud=Cloud.AWS)
+def _spot_group_on_karpenter(config: StackConfig, path: str, group: SpotGroupSpec) -> list[Problem]:
+    return karpenter_pool_problems(group, config.cluster.kubernetes_version, path) if _karpenter(config) else []
+
+
+@stack_check("node_provisioner", "tags", cloud=Cloud.AWS)
+def _tags_on_karpenter(config: StackConfig) -> list[Problem]:
+    return karpenter_tag_problems(config.tags) if _karpenter(config) else []
+
+
+def karpenter_config_problems(config: StackConfig) -> list[Problem]:
+    """The Karpenter checks of ``config``, as the config validation runs them (for configs validated before this
+    module was imported)."""
+    if not _karpenter(config):
+        return []
+    version = config.cluster.kubernetes_version
+    pools: list[tuple[str, GpuNodePoolSpec | SpotGroupSpec]] = [
+        *((f"nodePools.{i}", p) for i, p in enumerate(config.node_pools)),
+        *((f"spotGroups.{i}", g) for i, g in enumerate(config.spot_groups)),
+    ]
+    found = [karpenter_pool_problems(pool, version, path) for path, pool in pools]
+    return [p for problems in found for p in problems] + karpenter_tag_problems(config.tags)
 
 
 class KarpenterGpuPool(pulumi.ComponentResource):
@@ -386,11 +440,17 @@ class KarpenterGpuPool(pulumi.ComponentResource):
     def __init__(self, name: str, args: KarpenterGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec, target = args.spec, args.target
         spec_problems = (
-            pool_problems(Cloud.AWS, spec) if isinstance(spec, GpuNodePoolSpec) else spot_problems(Cloud.AWS, spec)
+            pool_problems(Cloud.AWS, spec)
+            if isinstance(spec, GpuNodePoolSpec)
+            else spot_problems(Cloud.AWS, spec, autoscaler_sizing=False)
         )
         if spec_problems:
             raise ConfigError(spec_problems)
-        problems = pool_problems_on_karpenter(spec, target)
+        problems = karpenter_pool_problems(spec, target.kubernetes_version) + karpenter_tag_problems(target.tags)
+        if isinstance(spec, GpuNodePoolSpec):
+            problems += [
+                Problem("zones", "no private subnet in that zone", z) for z in spec.zones if z not in target.zones
+            ]
         if problems:
             raise ConfigError(problems)
         super().__init__("gpucloud:aws:KarpenterGpuPool", name, None, opts)
@@ -410,6 +470,7 @@ class KarpenterGpuPool(pulumi.ComponentResource):
             opts=wait,
         )
         plans = node_pool_plans(spec)
+        region = aws.get_region_output(opts=pulumi.InvokeOutputOptions(parent=self)).region
         after_class = pulumi.ResourceOptions(parent=self, depends_on=[*target.ready, node_class])
         for plan in plans:
             k8s.apiextensions.CustomResource(
@@ -417,7 +478,11 @@ class KarpenterGpuPool(pulumi.ComponentResource):
                 api_version=NODE_POOL_API,
                 kind="NodePool",
                 metadata=k8s.meta.v1.ObjectMetaArgs(
-                    name=plan.name, annotations={INSTANCE_TYPES_ANNOTATION: ",".join(t.name for t in selected)}
+                    name=plan.name,
+                    annotations={
+                        INSTANCE_GPUS_ANNOTATION: json.dumps({t.name: t.gpu_count for t in selected}),
+                        REGION_ANNOTATION: region,
+                    },
                 ),
                 spec=node_pool_spec(spec, plan, selected),
                 opts=after_class,
