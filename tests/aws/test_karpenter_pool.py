@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +17,8 @@ import pytest
 
 from gpu_cloud.components import labels
 from gpu_cloud.components.aws.karpenter_pool import (
+    INSTANCE_GPUS_ANNOTATION,
     INSTANCE_LABELS,
-    INSTANCE_TYPES_ANNOTATION,
     KarpenterGpuPool,
     KarpenterGpuPoolArgs,
     KarpenterTarget,
@@ -25,7 +27,7 @@ from gpu_cloud.components.aws.karpenter_pool import (
     matches,
     selected_types,
 )
-from gpu_cloud.components.catalog import Cloud, instance_types
+from gpu_cloud.components.catalog import Cloud, instance_types, price_of, spot_discount
 from gpu_cloud.components.cloud_limits import limits
 from gpu_cloud.components.k8s.queueing import flavor_specs
 from gpu_cloud.components.spec import (
@@ -35,8 +37,10 @@ from gpu_cloud.components.spec import (
     PoolPurpose,
     SpotGroupSpec,
 )
+from gpu_cloud.planner.cost import estimate
 from gpu_cloud.planner.engine import Plan
 from gpu_cloud.planner.model import RecordedResource
+from gpu_cloud.planner.price_book import PriceBook
 from tests.aws.helpers import run
 from tests.crds import errors
 
@@ -86,6 +90,12 @@ TRAINING_SPOT = SpotGroupSpec(
 )
 """The three GPU pools of stacks/Pulumi.prod.yaml."""
 PROD = (TRAINING_H100, INFERENCE_A10G, TRAINING_SPOT)
+
+
+def catalog_price(name: str) -> Decimal:
+    found = price_of(Cloud.AWS, "us-east-1", name)
+    assert found is not None
+    return found.hourly
 
 
 def _record(*specs: GpuNodePoolSpec | SpotGroupSpec, target: KarpenterTarget = TARGET) -> Plan:
@@ -162,12 +172,13 @@ def test_requirements_select_in_karpenters_table_exactly_the_catalog_types_inten
     assert selected <= (limits(Cloud.AWS).instance_types or frozenset())
 
 
-def test_each_nodepool_names_the_types_it_selects_for_the_cost_estimate(prod: Plan) -> None:
+def test_each_nodepool_names_the_types_it_selects_and_their_gpus_for_the_cost_estimate(prod: Plan) -> None:
     specs = {s.name: s for s in PROD}
     for name, pool in _objects(prod, "NodePool").items():
         spec = specs[pool["spec"]["template"]["metadata"]["labels"][labels.POOL_LABEL]]
-        annotated = pool["metadata"]["annotations"][INSTANCE_TYPES_ANNOTATION].split(",")
+        annotated = json.loads(pool["metadata"]["annotations"][INSTANCE_GPUS_ANNOTATION])
         assert set(annotated) == _selected_by_karpenter(spec), name
+        assert annotated == {t: int(KARPENTER["instanceTypes"][t]["resources"]["nvidia.com/gpu"]) for t in annotated}
 
 
 def test_the_spot_group_spans_three_families_of_24_to_48_gb_gpus_up_to_twice_its_vcpus() -> None:
@@ -414,3 +425,40 @@ def test_bad_input_is_refused_naming_field_and_value_with_nothing_created(
 ) -> None:
     message = attempt()
     assert field in message and value in message, (case, message)
+
+
+def test_the_cost_estimate_prices_each_nodepool_at_its_gpu_limit_with_its_dearest_type(prod: Plan) -> None:
+    # One GPU per node in every type of these NodePools: the limit's nodes of the dearest type bound the cost.
+    pools = {p.resource.name: p for p in estimate(prod, {}, PriceBook()).pools}
+    found = {
+        name: (p.capacity.spot, p.priced_as, p.gpus(), str(p.monthly()[2]) if p.monthly() else None, p.unknown)
+        for name, p in pools.items()
+    }
+    on_demand = catalog_price("g6e.2xlarge")
+    spot = on_demand * (1 - spot_discount(Cloud.AWS, "g6e").fraction)  # type: ignore[union-attr]
+    assert found == {
+        "training-h100-training-h100": (
+            False,
+            "p5.48xlarge",
+            (0, 0, 64),
+            str(8 * catalog_price("p5.48xlarge") * 730),
+            "",
+        ),
+        "inference-a10g-inference-a10g": (
+            False,
+            "g5.4xlarge",
+            (0, 0, 16),
+            str(16 * catalog_price("g5.4xlarge") * 730),
+            "",
+        ),
+        "training-spot-training-spot-spot": (True, "g6e.2xlarge", (0, 0, 8), str(8 * spot * 730), ""),
+        "training-spot-training-spot-ondemand": (False, "g6e.2xlarge", (0, 0, 4), str(4 * on_demand * 730), ""),
+    }
+
+
+def test_a_nodepool_without_a_gpu_limit_has_no_known_cost() -> None:
+    plan = _record(INFERENCE_A10G)
+    pool = next(r for r in plan.resources if r.type == "kubernetes:karpenter.sh/v1:NodePool")
+    unbounded = replace(pool, inputs={**pool.inputs, "spec": {**pool.inputs["spec"], "limits": {}}})
+    [cost] = estimate(replace(plan, resources=(unbounded,)), {}, PriceBook()).pools
+    assert cost.unknown == "spec.limits.nvidia.com/gpu is not set: its GPUs are unbounded"
