@@ -3,6 +3,7 @@ before anything is declared; on Karpenter the checks only the cluster autoscaler
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +96,38 @@ def test_on_karpenter_a_spot_group_may_mix_sizes_the_autoscaler_could_not_size(
     assert status == 2 and "differ in capacity" in err
     _, _, err = _plan(tmp_path, _with("gpu-cloud:nodeProvisioner: karpenter", spot_group=mixed), capsys)
     assert "differ in capacity" not in err
+
+
+def test_in_prod_the_autoscaler_and_karpenter_never_manage_the_same_capacity() -> None:
+    """The autoscaler discovers Auto Scaling groups by its tags (cluster-autoscaler AWS README, auto-discovery): only
+    the system node group is one. Karpenter launches no Auto Scaling group, and may terminate only instances tagged with
+    a NodePool (its reference policy's AllowScopedDeletion), which no node group launch template tags."""
+    from tests.stacks.test_environments import named, of_type
+
+    groups = of_type("prod", "aws:eks/nodeGroup:NodeGroup")
+    assert [g.name for g in groups] == ["prod-gpu-system"]
+    assert "k8s.io/cluster-autoscaler/enabled" in groups[0].inputs["tags"]
+    values = named("prod", "prod-gpu-addons-cluster-autoscaler").inputs["values"]
+    assert values["expanderPriorities"] == {"10": [".*"]}
+    policy = json.loads(named("prod", "prod-karpenter-controller-policy").inputs["policy"])
+    [deletion] = [s for s in policy["Statement"] if s["Sid"] == "AllowScopedDeletion"]
+    assert deletion["Condition"]["StringLike"] == {"aws:ResourceTag/karpenter.sh/nodepool": "*"}
+    for template in of_type("prod", "aws:ec2/launchTemplate:LaunchTemplate"):
+        for spec in template.inputs.get("tagSpecifications", []):
+            assert "karpenter.sh/nodepool" not in spec["tags"], template.name
+    assert {p.inputs["metadata"]["name"] for p in of_type("prod", "kubernetes:karpenter.sh/v1:NodePool")} == {
+        "training-h100",
+        "inference-a10g",
+        "training-spot-spot",
+        "training-spot-ondemand",
+    }
+
+
+def test_prod_training_pods_are_never_voluntarily_disrupted_by_karpenter() -> None:
+    from tests.stacks.test_environments import of_type
+
+    [jobset] = of_type("prod", "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet")
+    pod = jobset.inputs["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    assert pod["metadata"]["annotations"] == {"karpenter.sh/do-not-disrupt": "true"}
+    [h100] = [p for p in of_type("prod", "kubernetes:karpenter.sh/v1:NodePool") if p.name.endswith("training-h100")]
+    assert h100.inputs["spec"]["disruption"]["consolidationPolicy"] == "WhenEmpty"
