@@ -126,7 +126,8 @@ def test_in_prod_the_autoscaler_and_karpenter_never_manage_the_same_capacity() -
 def test_prod_training_pods_are_never_voluntarily_disrupted_by_karpenter() -> None:
     from tests.stacks.test_environments import of_type
 
-    [jobset] = of_type("prod", "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet")
+    jobsets = of_type("prod", "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet")
+    [jobset] = [j for j in jobsets if j.inputs["metadata"]["name"] == "llm-pretrain"]
     pod = jobset.inputs["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
     assert pod["metadata"]["annotations"] == {"karpenter.sh/do-not-disrupt": "true"}
     [h100] = [p for p in of_type("prod", "kubernetes:karpenter.sh/v1:NodePool") if p.name.endswith("training-h100")]
