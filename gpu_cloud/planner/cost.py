@@ -387,7 +387,7 @@ def _pool(r: RecordedResource, capacity: cm.Capacity, region: str | None, book: 
     if capacity.gpu_limit is None:
         priced_as = cm.most_expensive(hourly)
     else:
-        priced_as, nodes = _at_gpu_limit(capacity.gpu_limit, dict(capacity.gpus_per_node), hourly)
+        priced_as, nodes = cm.at_gpu_limit(capacity.gpu_limit, dict(capacity.gpus_per_node), hourly)
         capacity = replace(capacity, sizes=cm.Sizes(0, 0, nodes))
     fact = facts[priced_as]
     assert fact is not None
@@ -396,14 +396,6 @@ def _pool(r: RecordedResource, capacity: cm.Capacity, region: str | None, book: 
     if capacity.spot and discount is None:
         return _unknown(pool, f"no spot discount estimate for family {fact.family} (give one with --prices)")
     return pool
-
-
-def _at_gpu_limit(limit: int, gpus: Mapping[str, int], hourly: Mapping[str, Decimal]) -> tuple[str, int]:
-    """The type a NodePool is priced as and its node count at the pool's GPU limit: of the types it may launch, the
-    one whose nodes cost most when the limit is filled with it (``limit // gpus`` nodes), an upper bound."""
-    cost = {name: (limit // gpus[name]) * price for name, price in hourly.items()}
-    priced_as = max(sorted(cost), key=lambda name: cost[name])
-    return priced_as, limit // gpus[priced_as]
 
 
 def _unknown(pool: PoolCost, reason: str) -> PoolCost:

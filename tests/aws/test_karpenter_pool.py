@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
+import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 import pytest
 
@@ -58,7 +59,7 @@ TARGET = KarpenterTarget(
     instance_profile="karpenter-node-prod",
     kms_key_arn=KEY,
     zones=("us-east-1a", "us-east-1b", "us-east-1c"),
-    tags={"environment": "prod", "owner": "ml-platform"},
+    tags={"environment": "prod", "owner": "ml-platform", "cost-center": "ml-production"},
 )
 
 TRAINING_H100 = GpuNodePoolSpec(
@@ -100,11 +101,12 @@ def catalog_price(name: str) -> Decimal:
 
 def _record(*specs: GpuNodePoolSpec | SpotGroupSpec, target: KarpenterTarget = TARGET) -> Plan:
     def program() -> None:
-        cluster = k8s.Provider("cluster", kubeconfig="{}")
+        # The environment's AWS provider tags what the pools create (the placement group) with its tags.
+        tags = aws.ProviderDefaultTagsArgs(tags=dict(target.tags))
+        cloud = aws.Provider("aws", region="us-east-1", default_tags=tags)
+        opts = pulumi.ResourceOptions(providers=[k8s.Provider("cluster", kubeconfig="{}"), cloud])
         for spec in specs:
-            KarpenterGpuPool(
-                spec.name, KarpenterGpuPoolArgs(spec, target), opts=pulumi.ResourceOptions(providers=[cluster])
-            )
+            KarpenterGpuPool(spec.name, KarpenterGpuPoolArgs(spec, target), opts=opts)
 
     return run(program)
 
@@ -276,7 +278,7 @@ def test_the_node_class_is_private_imdsv2_encrypted_with_the_environment_key(pro
         assert spec["securityGroupSelectorTerms"] == [{"tags": {"aws:eks:cluster-name": "gpu-prod"}}]
         assert spec["amiSelectorTerms"] == [{"alias": "al2023@v20260714"}]
         assert spec["instanceProfile"] == "karpenter-node-prod"
-        assert spec["tags"] == {"environment": "prod", "owner": "ml-platform"}
+        assert spec["tags"] == {"environment": "prod", "owner": "ml-platform", "cost-center": "ml-production"}
         # Every selected type has NVMe instance store (catalog local_nvme_gb).
         assert spec["instanceStorePolicy"] == "RAID0"
 

@@ -35,6 +35,7 @@ __all__ = [
     "Billable",
     "Capacity",
     "Sizes",
+    "at_gpu_limit",
     "is_unknown",
     "launch_template_of",
     "monthly",
@@ -457,6 +458,15 @@ def region_of(props: Props, provider_props: Props, configured: str | None) -> st
         if isinstance(value, str) and value and not is_unknown(value):
             return value
     return None
+
+
+def at_gpu_limit(limit: int, gpus: Mapping[str, int], hourly: Mapping[str, Decimal]) -> tuple[str, int]:
+    """The type a Karpenter NodePool is priced as and its node count at the pool's GPU limit: of the types it may
+    launch, the one whose nodes cost most when the limit is filled with it (``limit // gpus`` nodes), an upper
+    bound of what the NodePool can cost."""
+    cost = {name: (limit // gpus[name]) * price for name, price in hourly.items()}
+    priced_as = max(sorted(cost), key=lambda name: cost[name])
+    return priced_as, limit // gpus[priced_as]
 
 
 def most_expensive(hourly: Mapping[str, Decimal]) -> str:
