@@ -35,7 +35,7 @@ from tests.charts import vendored
 
 HERE = Path(__file__).resolve().parent
 REFERENCE = json.loads((HERE / "karpenter-reference-v1.14.1.json").read_text())
-"""Karpenter's getting-started CloudFormation template at tag v1.14.1 (vendor_karpenter_reference.py)."""
+"""Karpenter's getting-started CloudFormation template at tag v1.14.1 (vendor_karpenter.py)."""
 SAMPLES = json.loads((HERE / "eventbridge-samples.json").read_text())["events"]
 
 CLUSTER = "gpu-test"

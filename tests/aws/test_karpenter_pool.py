@@ -47,7 +47,7 @@ from tests.crds import errors
 
 HERE = Path(__file__).resolve().parent
 KARPENTER = json.loads((HERE / "karpenter-instance-types-v1.14.1.json").read_text())
-"""Labels and resources Karpenter v1.14.1 gives every EC2 instance type (vendor_karpenter_labels.py)."""
+"""Labels and resources Karpenter v1.14.1 gives every EC2 instance type (vendor_karpenter.py)."""
 LABEL_TABLE: dict[str, dict[str, str]] = {
     name: {**t["labels"], "node.kubernetes.io/instance-type": name} for name, t in KARPENTER["instanceTypes"].items()
 }

@@ -43,6 +43,7 @@ from gpu_cloud.components.aws._node_group import declare_node_role
 from gpu_cloud.components.aws.identity import PodIdentityRole, PodIdentityRoleArgs, Statements
 from gpu_cloud.components.aws.kms import key_use_statement
 from gpu_cloud.components.k8s.addons import SYSTEM_NAMESPACE, SYSTEM_NODES
+from gpu_cloud.components.k8s.objects import oci_release
 from gpu_cloud.components.naming import IAM_ROLE, NameRule, physical_name
 from gpu_cloud.components.spec import ConfigError, Problem
 
@@ -266,40 +267,15 @@ class Karpenter(pulumi.ComponentResource):
             opts=child,
         )
         waits = [*args.depends_on, profile, access, *attachments, *targets, identity]
-        crds = self._release(name, versions.KARPENTER_CRD_CHART, {}, waits, skip_crds=False)
-        controller = self._release(
-            name,
-            versions.KARPENTER_CHART,
-            controller_values(args.cluster_name, args.cluster_endpoint, names.queue),
-            [*waits, crds],
-            skip_crds=True,
-        )
+        crds = oci_release(self, name, versions.KARPENTER_CRD_CHART, SYSTEM_NAMESPACE, {}, waits, skip_crds=False)
+        values = controller_values(args.cluster_name, args.cluster_endpoint, names.queue)
+        chart = versions.KARPENTER_CHART
+        controller = oci_release(self, name, chart, SYSTEM_NAMESPACE, values, [*waits, crds], skip_crds=True)
         self.node_role_arn = role.arn
         self.instance_profile = names.instance_profile
         self.queue_arn = queue.arn
         self.releases = [crds, controller]
         self.register_outputs({"nodeRoleArn": self.node_role_arn, "queueArn": self.queue_arn})
-
-    def _release(
-        self,
-        name: str,
-        chart: versions.HelmChart,
-        values: Mapping[str, Any],
-        depends_on: list[pulumi.Resource],
-        skip_crds: bool,
-    ) -> k8s.helm.v3.Release:
-        return k8s.helm.v3.Release(
-            f"{name}-{chart.name}",
-            k8s.helm.v3.ReleaseArgs(
-                name=chart.name,
-                chart=f"{chart.repo}/{chart.name}",
-                version=chart.version,
-                namespace=SYSTEM_NAMESPACE,
-                values=dict(values),
-                skip_crds=skip_crds,
-            ),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on),
-        )
 
 
 def controller_values(
