@@ -12,7 +12,7 @@ Pulumi declares runs (Kueue unsuspends it), so any update of those paths would f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -22,42 +22,21 @@ from gpu_cloud.components.k8s import PoolAcceptanceTest, PoolAcceptanceTestArgs,
 from gpu_cloud.components.spec import Cloud, TrainingJobSpec, TrainingSpec
 from gpu_cloud.planner.model import RecordedResource
 from tests.k8s.conftest import efa_training_pool, one, run
+from tests.lifecycle import steps
 
 H100 = efa_training_pool(name="train-h100")
 TRAINING = TrainingSpec()
 
-IMMUTABLE_WHILE_RUNNING = ("spec.replicatedJobs", "spec.failurePolicy", "spec.successPolicy", "spec.network")
-"""Paths the JobSet API refuses to change on a running (unsuspended) JobSet (module docstring)."""
-
-
-def _changed(old: Any, new: Any, path: str = "") -> Iterator[str]:
-    """Every changed leaf path, in Pulumi's property-path syntax (``a.b[0].c``)."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        for key in sorted(set(old) | set(new)):
-            yield from _changed(old.get(key), new.get(key), f"{path}.{key}" if path else key)
-    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        for i, (a, b) in enumerate(zip(old, new, strict=True)):
-            yield from _changed(a, b, f"{path}[{i}]")
-    elif old != new:
-        yield path
-
-
-def _contains(outer: str, inner: str) -> bool:
-    """``PropertyPath.Contains``: ``inner`` is ``outer`` or below it."""
-    return inner == outer or inner.startswith((f"{outer}.", f"{outer}["))
-
 
 def step(old: RecordedResource, new: RecordedResource) -> str:
-    """``same``, ``replace`` (with ``delete-before-replace``), or ``update``; ``refused update`` when the JobSet API
-    would refuse that update."""
-    changes = list(_changed(old.inputs, new.inputs))
-    if not changes:
-        return "same"
-    if any(_contains(p, c) for c in changes for p in new.replace_on_changes):
-        return "delete-before-replace" if new.delete_before_replace else "replace"
-    if any(_contains(p, c) for c in changes for p in IMMUTABLE_WHILE_RUNNING):
-        return "refused update"
-    return "update"
+    """``same``, ``replace`` (``delete-before-replace`` with that option) or ``update``; ``refused update`` when the
+    JobSet API would refuse that update (tests.lifecycle.steps, the rehearsal's step model)."""
+    kind, _ = steps.step(_record(old), _record(new))
+    return "delete-before-replace" if kind == "replace" and new.delete_before_replace else kind
+
+
+def _record(resource: RecordedResource) -> dict[str, Any]:
+    return {"type": resource.type, "inputs": resource.inputs, "replace_on_changes": resource.replace_on_changes}
 
 
 def _job(**changes: Any) -> TrainingJobSpec:
