@@ -66,7 +66,7 @@ def test_a_config_karpenter_cannot_serve_exits_2_naming_the_field_and_value(
     error: str,
 ) -> None:
     status, out, err = _plan(tmp_path, _with(*top_level, spot_group=spot_group), capsys)
-    assert (status, out) == (2, "")
+    assert (status, json.loads(out)["error"]) == (2, {"exitStatus": 2, "message": err.removeprefix("error: ").rstrip()})
     assert "Traceback" not in err
     assert err.startswith("error: invalid config in Pulumi.dev.yaml:\n")
     assert error in err
