@@ -53,6 +53,7 @@ from gpu_cloud.components.k8s.layer import (
 )
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from gpu_cloud.components.moved import was_top_level
+from gpu_cloud.components.naming import owned_base
 from gpu_cloud.components.outputs import common_outputs, node_pool_names
 from gpu_cloud.components.spec import ConfigError, PeeringSpec, Problem, StackConfig, config_error
 from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
@@ -60,7 +61,8 @@ from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
 __all__ = ["CHECKPOINT_PREFIX", "GpuEnvironment", "GpuEnvironmentArgs"]
 
 CHECKPOINT_PREFIX = "gpucloud-ckpt"
-"""The name prefix of the environment's checkpoint bucket (``components.alicloud.storage``)."""
+"""The name prefix of the checkpoint bucket of an environment named after its stack (``components.alicloud.storage``;
+another environment's is ``<name>-gpucloud-ckpt``)."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,10 @@ class GpuEnvironment(pulumi.ComponentResource):
 
     Children are named ``<name>-<part>`` (``name`` is the environment's name in ``gpucloud plan`` and ``stacks/``).
     Resources that were at the top of the stack before 0.2 keep their URNs through aliases (components.moved).
+    Account-unique physical names start with ``<name>-`` and end with the stack, e.g. the cluster ``<name>-gpu-<stack>``
+    (components.naming.owned_base): two environments of one program never share one. An environment named after its
+    stack drops the repeated name: ``gpu-<stack>``, ``alias/gpucloud-<stack>``, ``gpu-training-<stack>``, the names
+    before 0.2.
     """
 
     network: PrivateNetwork
@@ -137,7 +143,7 @@ class GpuEnvironment(pulumi.ComponentResource):
                 protect=config.protect_stateful,
                 tags=tags,
                 instance_id=args.kms_instance_id,
-                alias="gpucloud",
+                alias=owned_base(name, "gpucloud"),
             ),
             was_top_level(self),
         )
@@ -150,8 +156,7 @@ class GpuEnvironment(pulumi.ComponentResource):
                 kms_key_id=key.key_id,
                 tags=tags,
                 protect=config.protect_stateful,
-                # Physical names carry the stack (components.naming): the ACK cluster is gpu-<stack>.
-                cluster_name="gpu",
+                cluster_name=owned_base(name, "gpu"),
             ),
             was_top_level(self),
         )
@@ -200,7 +205,7 @@ class GpuEnvironment(pulumi.ComponentResource):
             return RrsaRole(
                 f"{name}-{part}-identity",
                 RrsaRoleArgs(
-                    role_name=role,
+                    role_name=owned_base(name, role),
                     namespace=namespace,
                     service_account=account,
                     oidc_provider_arn=cluster.rrsa_oidc_provider_arn,
@@ -212,12 +217,13 @@ class GpuEnvironment(pulumi.ComponentResource):
             )
 
         if config.checkpoint_bucket is not None:
-            bucket_name = checkpoint_bucket_name(CHECKPOINT_PREFIX, account_id)
+            prefix = owned_base(name, CHECKPOINT_PREFIX)
+            bucket_name = checkpoint_bucket_name(prefix, account_id)
             bucket = CheckpointBucket(
                 f"{name}-checkpoints",
                 CheckpointBucketArgs(
                     spec=config.checkpoint_bucket,
-                    name_prefix=CHECKPOINT_PREFIX,
+                    name_prefix=prefix,
                     account_id=account_id,
                     kms_key_id=key.key_id,
                     protect=config.protect_stateful,

@@ -59,13 +59,15 @@ from gpu_cloud.components.k8s.layer import (
 )
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from gpu_cloud.components.moved import was_top_level
+from gpu_cloud.components.naming import owned_base
 from gpu_cloud.components.outputs import common_outputs
 from gpu_cloud.components.spec import ConfigError, PeeringSpec, Problem, StackConfig, config_error
 
 __all__ = ["CHECKPOINT_PREFIX", "GpuEnvironment", "GpuEnvironmentArgs"]
 
 CHECKPOINT_PREFIX = "gpucloud-ckpt"
-"""The name prefix of the environment's checkpoint bucket (``components.aws.storage``)."""
+"""The name prefix of the checkpoint bucket of an environment named after its stack (``components.aws.storage``;
+another environment's is ``<name>-gpucloud-ckpt``)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,10 @@ class GpuEnvironment(pulumi.ComponentResource):
 
     Children are named ``<name>-<part>`` (``name`` is the environment's name in ``gpucloud plan`` and ``stacks/``).
     Resources that were at the top of the stack before 0.2 keep their URNs through aliases (components.moved).
+    Account-unique physical names start with ``<name>-`` and end with the stack, e.g. the cluster ``<name>-gpu-<stack>``
+    (components.naming.owned_base): two environments of one program never share one. An environment named after its
+    stack drops the repeated name: ``gpu-<stack>``, ``alias/gpucloud-<stack>``, ``gpu-admin-<stack>``,
+    ``gpucloud-ckpt-<stack>-<account>-<region>``, the names before 0.2.
     """
 
     kms_key: KmsKey
@@ -125,7 +131,7 @@ class GpuEnvironment(pulumi.ComponentResource):
         outputs: dict[str, Any] = {}
         key = KmsKey(
             f"{name}-kms",
-            KmsKeyArgs(spec=config.kms, alias="gpucloud", protect=config.protect_stateful),
+            KmsKeyArgs(spec=config.kms, alias=owned_base(name, "gpucloud"), protect=config.protect_stateful),
             opts=was_top_level(self),
         )
         network = PrivateNetwork(
@@ -142,8 +148,7 @@ class GpuEnvironment(pulumi.ComponentResource):
                 kms_key_alias=key.alias_name,
                 protect=config.protect_stateful,
                 tags=dict(config.tags),
-                # Physical names carry the stack (components.naming): the EKS cluster is gpu-<stack>.
-                cluster_name="gpu",
+                cluster_name=owned_base(name, "gpu"),
             ),
             opts=was_top_level(self),
         )
@@ -175,7 +180,9 @@ class GpuEnvironment(pulumi.ComponentResource):
                 eks_names.append(group.fallback_node_group_name)
         access = GpuAdminAccess(
             f"{name}-access",
-            GpuAdminAccessArgs(spec=config.access, cluster_name=cluster.cluster_name),
+            GpuAdminAccessArgs(
+                spec=config.access, cluster_name=cluster.cluster_name, role_base=owned_base(name, "gpu")
+            ),
             opts=was_top_level(self),
         )
 
@@ -205,13 +212,14 @@ class GpuEnvironment(pulumi.ComponentResource):
         job_identities: dict[str, pulumi.Resource] = {}
         inference_identities: dict[str, pulumi.Resource] = {}
         bucket: CheckpointBucket | None = None
+        prefix = owned_base(name, CHECKPOINT_PREFIX)
         if config.checkpoint_bucket is not None:
             bucket = CheckpointBucket(
                 f"{name}-checkpoints",
                 CheckpointBucketArgs(
                     spec=config.checkpoint_bucket,
                     kms_key_arn=key.key_arn,
-                    name_prefix=CHECKPOINT_PREFIX,
+                    name_prefix=prefix,
                     protect=config.protect_stateful,
                 ),
                 opts=was_top_level(self),
@@ -219,17 +227,17 @@ class GpuEnvironment(pulumi.ComponentResource):
             outputs["checkpointBucket"] = bucket.bucket_name
             # Each inference service's pods read only their model, through their own ServiceAccount.
             for service in config.inference:
-                statements = model_read_statements(CHECKPOINT_PREFIX, key.alias_name, service.model_source)
+                statements = model_read_statements(prefix, key.alias_name, service.model_source)
                 inference_identities[service.name] = identity(
                     service.name, INFERENCE_NAMESPACE, service.name, statements
                 )
             if config.training is not None:
                 namespace = config.training.namespace
-                statements = checkpoint_statements(CHECKPOINT_PREFIX, key.alias_name)
+                statements = checkpoint_statements(prefix, key.alias_name)
                 training_identities.append(identity("training", namespace, TRAINING_SERVICE_ACCOUNT, statements))
                 # Each training job reaches only its own checkpoint prefix, through its own ServiceAccount.
                 for job in config.training.jobs:
-                    statements = job_checkpoint_statements(CHECKPOINT_PREFIX, key.alias_name, job.checkpoint_prefix)
+                    statements = job_checkpoint_statements(prefix, key.alias_name, job.checkpoint_prefix)
                     job_identities[job.name] = identity(job.name, namespace, job.name, statements)
         if config.peering is not None:
             outputs |= self._peer(name, args, config.peering, network)
@@ -288,7 +296,7 @@ class GpuEnvironment(pulumi.ComponentResource):
                 f"{name}-peer-kms",
                 KmsKeyArgs(
                     spec=config.kms,
-                    alias="gpucloud-peer",
+                    alias=owned_base(name, "gpucloud-peer"),
                     protect=config.protect_stateful,
                     autoscaling_volumes=False,
                 ),

@@ -79,9 +79,9 @@ class KmsKeyArgs:
 
     spec: KmsKeySpec
     """Rotation and deletion window."""
-    alias: str
+    alias: str | None = None
     """The base of the alias, e.g. ``gpucloud``: the alias is ``alias/<alias>-<stack>`` (components.naming), known
-    before deployment; IAM policies select the key by it."""
+    before deployment; IAM policies select the key by it. Defaults to the component's name."""
     protect: bool = True
     """Protect the key and retain it when removed from the program (StackConfig.protect_stateful); the caller's
     ``protect``/``retain_on_delete`` options win (components.protection)."""
@@ -108,12 +108,13 @@ class KmsKey(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: KmsKeyArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         _check(args)
+        alias = args.alias or name
         super().__init__("gpucloud:aws:KmsKey", name, None, opts)
         account = account_of(self)
         guard = protection(self, opts, args.protect)
         key = aws.kms.Key(
             f"{name}-key",
-            description=f"gpu-cloud {args.alias}: secrets, volumes, logs and checkpoints",
+            description=f"gpu-cloud {alias}: secrets, volumes, logs and checkpoints",
             customer_master_key_spec="SYMMETRIC_DEFAULT",
             key_usage="ENCRYPT_DECRYPT",
             enable_key_rotation=True,
@@ -122,7 +123,7 @@ class KmsKey(pulumi.ComponentResource):
             policy=account.apply(lambda a: key_policy(a, args)),
             opts=pulumi.ResourceOptions(parent=self, protect=guard.protect, retain_on_delete=guard.retain_stateful),
         )
-        self.alias_name = f"alias/{physical_name(AWS_KMS_ALIAS, args.alias)}"
+        self.alias_name = f"alias/{physical_name(AWS_KMS_ALIAS, alias)}"
         aws.kms.Alias(
             f"{name}-alias", name=self.alias_name, target_key_id=key.key_id, opts=pulumi.ResourceOptions(parent=self)
         )
@@ -140,8 +141,9 @@ def _check(args: KmsKeyArgs) -> None:
         problems.append(
             Problem("alicloudKmsInstanceId", "is an Alibaba Cloud-only setting", args.spec.alicloud_kms_instance_id)
         )
-    if not _ALIAS.match(args.alias) or args.alias.startswith("aws/"):
-        problems.append(Problem("alias", "not a KMS alias name (letters, digits, /_-; not aws/)", args.alias))
+    alias = args.alias
+    if alias is not None and (not _ALIAS.match(alias) or alias.startswith("aws/")):
+        problems.append(Problem("alias", "not a KMS alias name (letters, digits, /_-; not aws/)", alias))
     problems += [
         Problem(f"userRoleArns.{i}", "not an IAM role ARN", arn)
         for i, arn in enumerate(args.user_role_arns)
