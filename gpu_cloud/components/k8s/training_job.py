@@ -105,7 +105,7 @@ def shm_gib(job: TrainingJobSpec, cloud: Cloud, pool: GpuNodePoolSpec | SpotGrou
 
 
 def service_account_manifest(
-    job: TrainingJobSpec, training: TrainingSpec, cloud: Cloud, role: str | None
+    job: TrainingJobSpec, training: TrainingSpec, cloud: Cloud, role: pulumi.Input[str] | None
 ) -> dict[str, Any]:
     """The job's own ServiceAccount: its checkpoint identity (EKS Pod Identity association, or the RRSA annotation
     naming ``role`` on ACK)."""
@@ -238,7 +238,7 @@ class TrainingJobArgs:
     training: TrainingSpec
     cloud: Cloud
     checkpoint_uri: pulumi.Input[str]
-    role: str | None = None
+    role: pulumi.Input[str] | None = None
 
 
 class TrainingJob(pulumi.ComponentResource):

@@ -13,15 +13,15 @@ from pydantic import TypeAdapter, ValidationError
 
 from gpu_cloud.components.spec.problems import (
     CONFIG_NAMESPACE,
-    PROBLEMS_MARK,
     ConfigError,
     Problem,
     StackConfigError,
     config_error,
+    validation_problems,
 )
 from gpu_cloud.components.spec.stack import LIST_ITEMS, Parts, StackConfig, config_key
 
-__all__ = ["load_stack_config", "parse_stack_config", "validation_problems"]
+__all__ = ["load_stack_config", "parse_stack_config"]
 
 
 def _adapter(name: str) -> TypeAdapter[Any]:
@@ -86,29 +86,6 @@ def _validate(adapter: TypeAdapter[Any], value: Any, path: str, problems: list[P
     except ValidationError as err:
         problems += validation_problems(err, path)
         return _INVALID
-
-
-def validation_problems(err: ValidationError, root: str) -> list[Problem]:
-    """The problems of pydantic's ``err`` under config key ``root``: each error's field path and message, and the
-    problems a spec's validator carried through it (``problems.raise_problems``) split back out."""
-    problems: list[Problem] = []
-    for error in err.errors(include_url=False):
-        path = ".".join([root, *(str(part) for part in error["loc"])])
-        message = str(error["msg"]).removeprefix("Value error, ")
-        if PROBLEMS_MARK in message:
-            for sub_path, sub_message, value in json.loads(message.split(PROBLEMS_MARK, 1)[1]):
-                problems.append(Problem(".".join(p for p in (path, sub_path) if p), sub_message, value))
-        else:
-            problems.append(Problem(path, message[0].lower() + message[1:], _jsonable(error.get("input"))))
-    return problems
-
-
-def _jsonable(value: Any) -> Any:
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return value
 
 
 def load_stack_config() -> StackConfig:
