@@ -99,7 +99,7 @@ def load_stack_config() -> StackConfig:
         StackConfigError: listing every problem, each path a full config key (``gpu-cloud:nodePools.0.name``).
     """
     prefix = f"{CONFIG_NAMESPACE}:"
-    keys = {k for k in {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()} if k.startswith(prefix)}
+    keys = {k for k in _given_keys() if k.startswith(prefix)}
     config = pulumi.Config(CONFIG_NAMESPACE)
     raw: dict[str, Any] = {}
     for key in sorted(keys):
@@ -115,6 +115,19 @@ def load_stack_config() -> StackConfig:
         return parse_stack_config(raw)
     except ConfigError as err:
         raise config_error(err.problems) from None
+
+
+def _given_keys() -> set[str]:
+    """Every config key the program was given, so that an unknown key of gpu-cloud's namespace (a typo) is a problem.
+
+    The SDK has no public reader of them all. The Pulumi CLI passes them in the ``PULUMI_CONFIG`` environment variable,
+    which the public ``pulumi.runtime.get_config_env()`` reads; a host that sets them with the public
+    ``pulumi.runtime.set_all_config`` (``gpucloud plan``, a component provider's construct: pulumi 3.272
+    ``provider/server.py``) stores them in ``pulumi.runtime.config.CONFIG``, which is read here as the SDK's own
+    ``get_config`` reads it (``runtime/config.py``). tests/components/test_config_keys.py covers both paths and fails
+    if the SDK stops keeping them there.
+    """
+    return {*runtime_config.get_config_env(), *runtime_config.CONFIG.get()}
 
 
 def _decode(text: str) -> Any:
