@@ -11,4 +11,4 @@ from gpu_cloud.components.k8s.objects import KUBERNETES_PLUGIN_VERSION
 
 def test_the_plugin_version_is_the_installed_sdks_release() -> None:
     assert re.fullmatch(r"\d+\.\d+\.\d+", KUBERNETES_PLUGIN_VERSION)
-    assert KUBERNETES_PLUGIN_VERSION == importlib.metadata.version("pulumi-kubernetes")
+    assert importlib.metadata.version("pulumi-kubernetes") == KUBERNETES_PLUGIN_VERSION
