@@ -14,7 +14,9 @@ __all__ = ["K8sName", "Spec"]
 
 _K8S_NAME = r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$"
 
-K8sName = Annotated[str, Field(pattern=_K8S_NAME, description="A DNS-1123 label of at most 40 characters.")]
+K8sName = Annotated[str, Field(pattern=_K8S_NAME)]
+"""A DNS-1123 label of at most 40 characters (the field's own docstring describes it: a description here would
+replace every such field's in the schema and docs/config.md)."""
 
 
 class Spec(BaseModel):
