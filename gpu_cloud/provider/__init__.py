@@ -32,6 +32,7 @@ import inspect
 import ipaddress
 import itertools
 import json
+import re
 import textwrap
 import types
 import typing
@@ -126,12 +127,22 @@ def _description(component: type, args_type: type) -> str:
     wrapper made here has not)."""
     lines = [inspect.cleandoc(component.__doc__ or component.__name__), "", "Inputs (camelCase in the schema):"]
     docs = {
-        k: v for base in reversed(args_type.__mro__) if base is not object for k, v in _attribute_docs(base).items()
+        k: v
+        for base in reversed(args_type.__mro__)
+        if base is not object
+        for k, v in (_documented_attributes(base) | _attribute_docs(base)).items()
     }
     for field in dataclasses.fields(args_type):
         doc = docs.get(field.name, "")
         lines.append(f"- {to_camel(field.name)}: {' '.join(doc.split())}")
     return "\n".join(lines)
+
+
+def _documented_attributes(cls: type) -> dict[str, str]:
+    """The ``Attributes:`` section of ``cls``'s docstring (Google style: ``name: text``, continued indented)."""
+    doc = inspect.cleandoc(cls.__dict__.get("__doc__") or "")
+    section = doc.split("Attributes:\n", 1)[1] if "Attributes:\n" in doc else ""
+    return dict(re.findall(r"^    (\w+): (.*(?:\n        .*)*)", section, re.MULTILINE))
 
 
 def _attribute_docs(cls: type) -> dict[str, str]:

@@ -159,3 +159,11 @@ def test_the_yaml_example_uses_only_hosted_components_and_their_inputs() -> None
         assert set(schema.get("requiredInputs", [])) <= set(resource["properties"])
     # The environment's config is a valid gpu-cloud config.
     assert parse_stack_config(used["environment"]["properties"]["config"]).environment == "ml"
+
+
+def test_every_hosted_input_is_described() -> None:
+    # The host reads property descriptions only from a class's source; a wrapper's description lists its inputs.
+    for name, resource in _schema()["resources"].items():
+        for key in resource.get("inputProperties", {}):
+            line = next(line for line in resource["description"].splitlines() if line.startswith(f"- {key}:"))
+            assert len(line) > len(f"- {key}: "), (name, key)

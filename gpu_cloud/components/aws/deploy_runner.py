@@ -78,6 +78,7 @@ class DeployRunnerArgs:
     kms_key_arn: pulumi.Input[str]
     """Encrypts the build logs."""
     log_retention_days: int = 90
+    """Days CloudWatch Logs keeps the build logs."""
 
 
 class DeployRunner(pulumi.ComponentResource):
