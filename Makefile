@@ -39,11 +39,12 @@ promtool:
 		fi; \
 	}
 
-# Every environment must plan with no mandatory policy violation (exit status 0).
+# Every environment must plan with no mandatory policy violation (exit status 0), with the pack config the deploy
+# runner's builds use (stacks/policy-config.json: the deployer roles, the only cluster administrators).
 plan-all: $(VENV)/.installed
 	@set -e; for stack in $(STACKS); do \
-		echo "gpucloud plan $$stack"; \
-		out=$$($(BIN)/gpucloud plan $$stack 2>&1) || { echo "$$out"; exit 1; }; \
+		echo "gpucloud plan $$stack --policy-config stacks/policy-config.json"; \
+		out=$$($(BIN)/gpucloud plan $$stack --policy-config stacks/policy-config.json 2>&1) || { echo "$$out"; exit 1; }; \
 	done
 	@echo "gpucloud plan shared --dir bootstrap"
 	@out=$$($(BIN)/gpucloud plan shared --dir bootstrap 2>&1) || { echo "$$out"; exit 1; }

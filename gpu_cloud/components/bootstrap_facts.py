@@ -25,3 +25,9 @@ AUTOSCALING_SERVICE_ROLE_ARN = PREFIX + "autoscaling-service-role-arn"
 """AWS: the Auto Scaling service-linked role the environments' key policies name (String)."""
 KMS_INSTANCE_ID = PREFIX + "kms-instance-id"
 """Alibaba Cloud: the software KMS instance the environments' keys live in (String)."""
+
+
+def deployer_role_arn(environment: str) -> str:
+    """AWS: the name of the parameter holding the role that runs ``pulumi up`` of ``environment`` (String): the
+    environment makes that role cluster admin (an EKS access entry), since its builds reach the API as it."""
+    return f"{PREFIX}deployer-role-arn/{environment}"

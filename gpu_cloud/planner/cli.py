@@ -30,16 +30,10 @@ from gpu_cloud.planner.cost_report import cost_lines
 from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.interpreter import in_project_interpreter
 from gpu_cloud.planner.model import PlanError, Violation
+from gpu_cloud.planner.offline import ANSWERS_FILE, load_offline_answers
 from gpu_cloud.planner.policy import PolicyPack, PolicyPackError, load_policy_config
 from gpu_cloud.planner.price_book import PriceBook, load_overrides
-from gpu_cloud.planner.project import (
-    STACK_OUTPUTS_FILE,
-    Project,
-    StackSettings,
-    load_project,
-    load_stack,
-    load_stack_outputs,
-)
+from gpu_cloud.planner.project import Project, StackSettings, load_project, load_stack
 from gpu_cloud.planner.report import JSON_SCHEMA_VERSION, to_dot, to_human, to_json_document
 
 __all__ = ["main"]
@@ -120,9 +114,10 @@ def _parser() -> argparse.ArgumentParser:
     for command in (plan, cost):
         command.add_argument("--prices", type=Path, help="price overrides, JSON or YAML (negotiated rates)")
         command.add_argument(
-            "--stack-outputs",
+            "--offline-answers",
             type=Path,
-            help=f"canned outputs of referenced stacks (default: stacks' {STACK_OUTPUTS_FILE})",
+            help=f"the backends' stacks and the published cloud parameters the program reads (default: {ANSWERS_FILE}"
+            " beside the stack config files)",
         )
     return parser
 
@@ -147,7 +142,7 @@ def _load(args: argparse.Namespace) -> tuple[Project, StackSettings, PriceBook]:
 
 
 def _run(args: argparse.Namespace, project: Project, stack: StackSettings) -> Plan:
-    return run_program(project, stack, load_stack_outputs(project, args.stack_outputs))
+    return run_program(project, stack, load_offline_answers(project.config_dir, args.offline_answers))
 
 
 def _plan(args: argparse.Namespace) -> int:

@@ -12,10 +12,7 @@ from typing import Any
 from gpu_cloud.planner.files import load_yaml
 from gpu_cloud.planner.model import PlanError
 
-__all__ = ["STACK_OUTPUTS_FILE", "Project", "StackSettings", "load_project", "load_stack", "load_stack_outputs"]
-
-STACK_OUTPUTS_FILE = "stack-outputs.yaml"
-"""Canned outputs of referenced stacks, beside the stack config files: ``{stack name: {output: value}}``."""
+__all__ = ["Project", "StackSettings", "load_project", "load_stack"]
 
 STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 """A stack name Pulumi accepts: pulumi/pulumi ``pkg/backend/filestate/backend.go`` (``validateStackName``,
@@ -219,19 +216,3 @@ def _config_string(value: Any) -> str:
     if isinstance(value, int | float):
         return str(value)
     return json.dumps(value, sort_keys=True, default=str)
-
-
-def load_stack_outputs(project: Project, path: Path | None = None) -> dict[str, dict[str, Any]]:
-    """The canned outputs that answer stack references: ``path``, else the project's stack-outputs.yaml.
-
-    The file maps a referenced stack's name, exactly as the program names it (``org/project/stack``), to
-    that stack's outputs. A project without the file answers no stack reference.
-    """
-    if path is None:
-        path = project.config_dir / STACK_OUTPUTS_FILE
-        if not path.is_file():
-            return {}
-    data = load_yaml(path) or {}
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise PlanError(f"{path}: expected a mapping of stack name -> mapping of outputs")
-    return {str(name): dict(outputs) for name, outputs in data.items()}

@@ -15,7 +15,8 @@ import yaml
 from gpu_cloud.planner.cli import POLICY_PACK
 from gpu_cloud.planner.engine import run_program
 from gpu_cloud.planner.policy import run_policy_pack
-from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
+from gpu_cloud.planner.offline import load_offline_answers
+from gpu_cloud.planner.project import load_project, load_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 HOWTO = ROOT / "docs" / "howto.md"
@@ -37,7 +38,7 @@ def test_the_recipes_plan_on_the_dev_environment() -> None:
             had = json.loads(config[key]) if key in config else None
             merged = [*had, *value] if isinstance(had, list) else value
             config[key] = json.dumps(merged)
-    plan = run_program(project, dataclasses.replace(settings, config=config), load_stack_outputs(project))
+    plan = run_program(project, dataclasses.replace(settings, config=config), load_offline_answers(project.config_dir))
     names = {(r.type, r.name) for r in plan.resources}
     assert ("gpucloud:aws:GpuNodePool", "dev-inference-l4") in names
     assert ("gpucloud:aws:SpotGpuGroup", "dev-training-spot") in names

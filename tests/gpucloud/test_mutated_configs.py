@@ -109,7 +109,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project running the shipped program, its stack config files written per example."""
     root = tmp_path_factory.mktemp("mutated")
     (root / "Pulumi.yaml").write_text(f"name: gpu-cloud\nmain: {STACKS}\nruntime: python\n")
-    (root / "stack-outputs.yaml").write_text((STACKS / "stack-outputs.yaml").read_text())
+    (root / "offline-answers.yaml").write_text((STACKS / "offline-answers.yaml").read_text())
     return root
 
 

@@ -21,8 +21,10 @@ PROJECT = Path(__file__).resolve().parent / "environments_project"
 TEAM_CONFIG = {
     "team-gpu:runnerVpcId": "vpc-0runner",
     "team-gpu:runnerRouteTableIds": ["rtb-0runnera", "rtb-0runnerb"],
+    "team-gpu:kmsInstanceId": "kst-hzz0123456789",
 }
-"""What the team's program reads from its own namespace: the deploy runner's network."""
+"""What the team's program reads from its own namespace: the deploy runner's network, the account's KMS instance
+(Alibaba Cloud)."""
 CLUSTERS = {
     "aws": ("aws:eks/cluster:Cluster", "name", {"train-gpu-aws", "serve-gpu-aws"}),
     "ali": ("alicloud:cs/managedKubernetes:ManagedKubernetes", "name", {"train-gpu-ali", "serve-gpu-ali"}),
@@ -30,12 +32,8 @@ CLUSTERS = {
 
 
 def _stack_file(shipped: str, project: Path, stack: str) -> None:
-    """The shipped stack's gpu-cloud config, with the account's KMS instance named instead of read from the
-    bootstrap stack, plus the team's own keys, as ``stack`` of ``project``."""
+    """The shipped stack's gpu-cloud config plus the team's own keys, as ``stack`` of ``project``."""
     config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{shipped}.yaml").read_text(encoding="utf-8"))["config"]
-    kms = config.get("gpu-cloud:kms", {})
-    if kms.pop("alicloudKmsInstanceStack", None) is not None:
-        kms["alicloudKmsInstanceId"] = "kst-hzz0123456789"
     document = {"config": {**config, **TEAM_CONFIG}}
     (project / f"Pulumi.{stack}.yaml").write_text(yaml.safe_dump(document), encoding="utf-8")
 

@@ -99,10 +99,11 @@ def _aws() -> None:
         amz.DeployRunnerArgs(
             vpc_id="vpc-1",
             subnet_ids=["subnet-1", "subnet-2"],
-            source_bucket="gpucloud-state-123456789012-us-east-1",
-            deployer_role_arns=["arn:aws:iam::123456789012:role/deployer"],
-            backend_url="s3://gpucloud-state-123456789012-us-east-1",
-            kms_key_arn=key.key_arn,
+            state_bucket="gpucloud-state-123456789012-us-east-1",
+            state_key_alias=key.alias_name,
+            state_key_arn=key.key_arn,
+            environments=["dev"],
+            deployer_policy_arns=["arn:aws:iam::123456789012:policy/deploy"],
         ),
         opts=opts,
     )

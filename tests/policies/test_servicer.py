@@ -23,6 +23,7 @@ from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 import gpu_cloud.policies.gpucloud_rules as rules_package
 from gpu_cloud.planner.engine import run_program
 from gpu_cloud.planner.model import RecordedResource
+from gpu_cloud.planner.offline import load_offline_answers
 from gpu_cloud.planner.policy import _LEVEL_TO_PROTO, _normalize_config, _reconcile_config, _Session, _struct
 from gpu_cloud.planner.project import load_project, load_stack
 from gpu_cloud.policies.gpucloud_rules import sdk
@@ -68,7 +69,10 @@ def servicers(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[type, type]]:
 def stacks() -> dict[str, list[RecordedResource]]:
     """Stack name -> recorded resources: the protocol cases (as stack dev) and two planned environments."""
     project = load_project(ROOT)
-    planned = {name: list(run_program(project, load_stack(project, name)).resources) for name in ("dev", "prod-cn")}
+    answers = load_offline_answers(project.config_dir)
+    planned = {
+        name: list(run_program(project, load_stack(project, name), answers).resources) for name in ("dev", "prod-cn")
+    }
     return {"cases": [stack_resource("dev"), *(cases.build(case) for case in cases.CASES)], **planned}
 
 

@@ -15,8 +15,9 @@ from gpu_cloud.components.aws.expander import priority_of
 from gpu_cloud.planner.cli import POLICY_PACK
 from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.model import RecordedResource, Violation
-from gpu_cloud.planner.policy import run_policy_pack
-from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
+from gpu_cloud.planner.offline import load_offline_answers
+from gpu_cloud.planner.policy import load_policy_config, run_policy_pack
+from gpu_cloud.planner.project import load_project, load_stack
 from tests.alicloud.support import label_map
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +43,8 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:ec2/vpcEndpoint:VpcEndpoint": 6,
         "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 1,
         "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 1,
-        "aws:eks/accessEntry:AccessEntry": 2,
+        "aws:eks/accessEntry:AccessEntry": 3,
+        "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": 1,
         "aws:eks/addon:Addon": 5,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 3,
@@ -74,36 +76,37 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
     },
     "staging": {
-        "aws:cloudwatch/logGroup:LogGroup": 2,
-        "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": 1,
+        "aws:cloudwatch/logGroup:LogGroup": 3,
+        "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": 2,
         "aws:ec2/eip:Eip": 1,
-        "aws:ec2/flowLog:FlowLog": 1,
+        "aws:ec2/flowLog:FlowLog": 2,
         "aws:ec2/internetGateway:InternetGateway": 1,
         "aws:ec2/launchTemplate:LaunchTemplate": 4,
         "aws:ec2/natGateway:NatGateway": 1,
         "aws:ec2/peeringConnectionOptions:PeeringConnectionOptions": 4,
         "aws:ec2/placementGroup:PlacementGroup": 1,
         "aws:ec2/route:Route": 11,
-        "aws:ec2/routeTable:RouteTable": 3,
-        "aws:ec2/routeTableAssociation:RouteTableAssociation": 3,
+        "aws:ec2/routeTable:RouteTable": 5,
+        "aws:ec2/routeTableAssociation:RouteTableAssociation": 5,
         "aws:ec2/securityGroup:SecurityGroup": 1,
         "aws:ec2/securityGroupRule:SecurityGroupRule": 1,
-        "aws:ec2/subnet:Subnet": 3,
-        "aws:ec2/vpc:Vpc": 1,
-        "aws:ec2/vpcEndpoint:VpcEndpoint": 6,
+        "aws:ec2/subnet:Subnet": 5,
+        "aws:ec2/vpc:Vpc": 2,
+        "aws:ec2/vpcEndpoint:VpcEndpoint": 7,
         "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 2,
         "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 2,
-        "aws:eks/accessEntry:AccessEntry": 2,
+        "aws:eks/accessEntry:AccessEntry": 3,
+        "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": 1,
         "aws:eks/addon:Addon": 5,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 4,
         "aws:eks/podIdentityAssociation:PodIdentityAssociation": 4,
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
-        "aws:iam/role:Role": 11,
-        "aws:iam/rolePolicy:RolePolicy": 8,
+        "aws:iam/role:Role": 12,
+        "aws:iam/rolePolicy:RolePolicy": 9,
         "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 10,
-        "aws:kms/alias:Alias": 1,
-        "aws:kms/key:Key": 1,
+        "aws:kms/alias:Alias": 2,
+        "aws:kms/key:Key": 2,
         "aws:s3/bucket:Bucket": 1,
         "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": 1,
         "aws:s3/bucketOwnershipControls:BucketOwnershipControls": 1,
@@ -144,14 +147,15 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:ec2/route:Route": 14,
         "aws:ec2/routeTable:RouteTable": 6,
         "aws:ec2/routeTableAssociation:RouteTableAssociation": 8,
-        "aws:ec2/securityGroup:SecurityGroup": 2,
+        "aws:ec2/securityGroup:SecurityGroup": 1,
         "aws:ec2/securityGroupRule:SecurityGroupRule": 1,
         "aws:ec2/subnet:Subnet": 8,
         "aws:ec2/vpc:Vpc": 2,
-        "aws:ec2/vpcEndpoint:VpcEndpoint": 12,
+        "aws:ec2/vpcEndpoint:VpcEndpoint": 7,
         "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 2,
         "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 2,
-        "aws:eks/accessEntry:AccessEntry": 2,
+        "aws:eks/accessEntry:AccessEntry": 3,
+        "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": 1,
         "aws:eks/addon:Addon": 5,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 5,
@@ -259,7 +263,7 @@ COMMON_OUTPUTS = {
 def plan(stack: str) -> Plan:
     """The stack's plan (one run per stack for the whole module)."""
     project = load_project(ROOT)
-    return run_program(project, load_stack(project, stack), load_stack_outputs(project))
+    return run_program(project, load_stack(project, stack), load_offline_answers(project.config_dir))
 
 
 @cache
@@ -273,6 +277,8 @@ def violations(stack: str) -> tuple[Violation, ...]:
         project=recorded.project,
         stack=stack,
         stack_config=load_stack(project, stack).config,
+        # The config the deploy runner's builds and `make plan-all` give the pack (the deployer roles).
+        config=load_policy_config(ROOT / "stacks" / "policy-config.json"),
     )
     return report.violations
 
@@ -333,7 +339,7 @@ def test_dev_protects_nothing_and_peers_only_with_the_deploy_runner() -> None:
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_the_deploy_runner_reaches_the_private_api(stack: str) -> None:
-    """The runner VPC (bootstrap stack output) is peered, routed both ways and admitted on the API port, and every
+    """The runner VPC (its bootstrap's parameters) is peered, routed both ways and admitted on the API port, and every
     Kubernetes object waits for that path (docs/deploy.md)."""
     aws_cloud = stack != "prod-cn"
     runner_cidr = "10.250.0.0/22" if aws_cloud else "10.251.0.0/24"
@@ -392,14 +398,28 @@ def test_staging_trains_on_efa_in_a_cluster_placement_group() -> None:
     assert nccl == {"NCCL_SOCKET_IFNAME": "eth0", "NCCL_DEBUG": "INFO", "FI_PROVIDER": "efa"}
 
 
-def test_staging_peers_to_the_data_vpc_of_the_referenced_stack() -> None:
-    requester = named("staging", "staging-peering-requester").inputs
-    assert (requester["peerVpcId"], requester["peerRegion"]) == ("vpc-0c4f2a9e81b7d3a65", "us-west-2")
-    peer_routes = sorted(
-        r.inputs["routeTableId"] for r in plan("staging").resources if r.name.startswith("staging-peering-peer-route-")
-    )
-    assert peer_routes == ["rtb-0a91c3e5f7b2d4068", "rtb-0b82d4f6a8c3e5179"]
+def test_staging_peers_to_a_data_vpc_of_its_own_without_nodes_nat_or_interface_endpoints() -> None:
+    """The data VPC staging referenced in another stack was in no backend of docs/deploy.md's sequence (the
+    reference could not resolve); staging creates its own, as prod does, with nothing that runs there."""
+    requester = named("staging", "staging-peering-requester")
+    assert requester.inputs["peerRegion"] == "us-west-2"
+    assert named("staging", "staging-data-network-vpc").urn in requester.property_dependencies["peerVpcId"]
+    data = [r for r in plan("staging").resources if r.name.startswith("staging-data-network-")]
+    assert {r.type for r in data} & {"aws:ec2/natGateway:NatGateway", "aws:ec2/securityGroup:SecurityGroup"} == set()
+    assert [r.inputs["vpcEndpointType"] for r in data if r.type == "aws:ec2/vpcEndpoint:VpcEndpoint"] == ["Gateway"]
     assert plan("staging").warnings == ()
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_the_deployer_role_the_bootstrap_publishes_is_cluster_admin_before_any_kubernetes_object(stack: str) -> None:
+    deployer = f"arn:aws:iam::123456789012:role/gpucloud-deployer-{stack}-shared"
+    association = named(stack, f"{stack}-gpu-admin-0-policy")
+    assert named(stack, f"{stack}-gpu-admin-0").inputs["principalArn"] == deployer
+    assert association.inputs["policyArn"] == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+    assert (
+        named(stack, f"{stack}-gpu-cluster").inputs["accessConfig"]["bootstrapClusterCreatorAdminPermissions"] is False
+    )
+    assert association.urn in named(stack, f"{stack}-kubernetes").dependencies
 
 
 def test_staging_and_prod_scale_inference_on_gpu_memory_at_seventy_percent() -> None:

@@ -20,6 +20,22 @@ from tests.stacks.test_environments import STACKS, plan
 
 OLD = json.loads((Path(__file__).parent / "urns_d33a4b8.json").read_text())
 WRAPPERS = {"gpucloud:aws:GpuEnvironment", "gpucloud:alicloud:GpuEnvironment", "gpucloud:k8s:KubernetesLayer"}
+DATA_VPC_INTERFACE_ENDPOINTS = {"endpoints-sg", "ecr-api", "ecr-dkr", "sts", "ec2", "logs"}
+"""The children of a data network (``<env>-data-network-<part>``) that were its interface endpoints."""
+
+
+def added_on_purpose(stack: str, resource: RecordedResource) -> bool:
+    """What issue 24 added after d33a4b8: the deployer role's EKS access entry (aws.md A8), and staging's own data
+    VPC (the stack it referenced was in no backend of the documented sequence)."""
+    if resource.name.startswith(f"{stack}-gpu-admin-"):
+        return True
+    return stack == "staging" and resource.name.startswith(("staging-data-network", "staging-peer-kms", "aws-peer"))
+
+
+def removed_on_purpose(old: str) -> bool:
+    """What issue 24 removed after d33a4b8: the interface endpoints of data VPCs, where no node runs (aws.md A11)."""
+    _, data_network, part = _name(old).partition("-data-network-")
+    return bool(data_network) and part in DATA_VPC_INTERFACE_ENDPOINTS
 
 
 def _qualified_type(urn: str) -> str:
@@ -61,14 +77,15 @@ def found_by_the_engine(resources: tuple[RecordedResource, ...], olds: set[str])
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_every_old_resource_is_found_under_its_urn_or_an_alias_by_exactly_one_resource(stack: str) -> None:
-    olds = set(OLD[stack])
+    olds = {urn for urn in OLD[stack] if not removed_on_purpose(urn)}
     resources = plan(stack).resources
     found = found_by_the_engine(resources, olds)
     claimed = sorted(found.values())
     assert [urn for urn in claimed if claimed.count(urn) > 1] == []
     assert olds - set(claimed) == set()
-    # Only the new wrappers are new; everything else is an old resource.
-    assert {r.type for r in resources if r.urn not in found} == WRAPPERS & {r.type for r in resources}
+    # Only the new wrappers (and what issue 24 added) are new; everything else is an old resource.
+    new = [r for r in resources if r.urn not in found and not added_on_purpose(stack, r)]
+    assert {r.type for r in new} == WRAPPERS & {r.type for r in resources}
 
 
 @pytest.mark.parametrize("stack", STACKS)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from gpu_cloud.planner.engine import Plan, run_program
-from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
+from gpu_cloud.planner.offline import load_offline_answers
+from gpu_cloud.planner.project import load_project, load_stack
 from tests.physical import UNIQUE_NAME_INPUTS, clashes, physical_names
 from tests.stacks.test_environments import ROOT, STACKS, plan
 
@@ -22,7 +23,7 @@ def _plan_as(config_of: str, stack: str) -> Plan:
     """The plan of stack ``config_of``'s config file, run as the stack ``stack``."""
     project = load_project(ROOT)
     settings = dataclasses.replace(load_stack(project, config_of), name=stack)
-    return run_program(project, settings, load_stack_outputs(project))
+    return run_program(project, settings, load_offline_answers(project.config_dir))
 
 
 @pytest.mark.parametrize("config_of", ["dev", "prod-cn"])
@@ -59,7 +60,7 @@ def test_the_shipped_stacks_keep_their_physical_names_and_give_none_twice(stack:
 @pytest.mark.parametrize("stack", ["shared", "shared-cn"])
 def test_the_bootstrap_stacks_keep_their_physical_names(stack: str) -> None:
     project = load_project(ROOT / "bootstrap")
-    planned = run_program(project, load_stack(project, stack), load_stack_outputs(project))
+    planned = run_program(project, load_stack(project, stack), load_offline_answers(project.config_dir))
     assert sorted(physical_names(planned)) == BEFORE[f"bootstrap/{stack}"]
     assert clashes(planned.resources) == {}
 
@@ -69,7 +70,7 @@ def test_the_stacks_autonaming_pattern_names_the_environment() -> None:
     settings = load_stack(project, "dev")
     pattern = '{"providers": {"aws": {"pattern": "${project}-${name}-${stack}"}}}'
     settings = dataclasses.replace(settings, config={**settings.config, "pulumi:autonaming": pattern})
-    names = physical_names(run_program(project, settings, load_stack_outputs(project)))
+    names = physical_names(run_program(project, settings, load_offline_answers(project.config_dir)))
     assert {
         "aws:eks/cluster:Cluster gpu-cloud-gpu-dev",
         "aws:kms/alias:Alias alias/gpu-cloud-gpucloud-dev",

@@ -27,7 +27,8 @@ import pytest
 from gpu_cloud.components.aws.expander import FALLBACK_PRIORITY, OTHER_PRIORITY, SPOT_PRIORITY, priority_of
 from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.model import RecordedResource
-from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
+from gpu_cloud.planner.offline import load_offline_answers
+from gpu_cloud.planner.project import load_project, load_stack
 from tests.stacks.test_environments import ROOT, of_type
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -107,7 +108,7 @@ def changed_prod() -> Plan:
     pools[0]["zones"] = [zones[(zones.index(pools[0]["zones"][0]) + 1) % len(zones)]]
     config |= {"gpu-cloud:spotGroups": json.dumps(spot), "gpu-cloud:nodePools": json.dumps(pools)}
     changed = type(settings)(settings.name, settings.file, config, settings.secret_keys)
-    return run_program(project, changed, load_stack_outputs(project))
+    return run_program(project, changed, load_offline_answers(project.config_dir))
 
 
 @pytest.mark.parametrize("stack", AWS_STACKS)

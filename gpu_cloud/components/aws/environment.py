@@ -24,7 +24,7 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 
-from gpu_cloud.components.aws.checks import eks_node_group_problems
+from gpu_cloud.components.aws.checks import eks_network_problems, eks_node_group_problems
 from gpu_cloud.components.aws.cluster import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.aws.expander import expander_priorities
 from gpu_cloud.components.aws.identity import (
@@ -78,8 +78,8 @@ class GpuEnvironmentArgs:
     config: StackConfig
     """The environment's validated config (``cloud: aws``)."""
     runner_vpc_id: pulumi.Input[str]
-    """The deploy runner's VPC (in ``config.region``, range ``config.deploy.runnerVpcCidr``): peered with the
-    environment's VPC, so the runner reaches the private Kubernetes API."""
+    """The deploy runner's VPC (in ``config.deploy.runnerRegion``, default ``config.region``; range
+    ``config.deploy.runnerVpcCidr``): peered with the environment's VPC, so the runner reaches the private API."""
     runner_route_table_ids: Sequence[pulumi.Input[str]]
     """The runner VPC's route tables (``config.deploy.runnerRouteTableCount`` of them): each gets a route to the
     environment's VPC."""
@@ -90,6 +90,9 @@ class GpuEnvironmentArgs:
     peer_provider: pulumi.ProviderResource | None = None
     """With ``config.peering.peerPrivateSubnets``: an AWS provider of ``config.peering.peerRegion``, where the data
     VPC and its key are created (providers come from the program, never from a component)."""
+    admin_role_arns: Sequence[pulumi.Input[str]] = ()
+    """The roles that run ``pulumi up`` of this environment (its deployer role on the deploy runner): each is cluster
+    admin by its own EKS access entry, and the Kubernetes layer waits for them (GpuClusterArgs.admin_role_arns)."""
 
 
 class GpuEnvironment(pulumi.ComponentResource):
@@ -149,6 +152,7 @@ class GpuEnvironment(pulumi.ComponentResource):
                 protect=config.protect_stateful,
                 tags=dict(config.tags),
                 cluster_name=owned_base(name, "gpu"),
+                admin_role_arns=list(args.admin_role_arns),
             ),
             opts=was_top_level(self),
         )
@@ -250,7 +254,7 @@ class GpuEnvironment(pulumi.ComponentResource):
                 config=config,
                 cluster=ClusterHandle(
                     kubeconfig=cluster.kubeconfig,
-                    ready=[cluster, *deploy_path],
+                    ready=[cluster, *cluster.admin_access, *deploy_path],
                     pools={**node_pools, **spot_groups},
                     cluster_name=cluster.cluster_name,
                     expander_priorities=expander_priorities(config.spot_groups),
@@ -304,7 +308,8 @@ class GpuEnvironment(pulumi.ComponentResource):
             )
             peer = PrivateNetwork(
                 f"{name}-data-network",
-                PrivateNetworkArgs(spec=peer_spec, kms_key_arn=peer_key.key_arn),
+                # No nodes run there: no interface endpoints (aws.md A11), the S3 gateway endpoint only.
+                PrivateNetworkArgs(spec=peer_spec, kms_key_arn=peer_key.key_arn, interface_endpoints=False),
                 opts=peer_opts,
             )
             peer_vpc_id: pulumi.Input[str] = peer.vpc_id
@@ -345,10 +350,14 @@ class GpuEnvironment(pulumi.ComponentResource):
         the cluster security group's rule admitting the runner VPC on 443. The Kubernetes layer waits for both."""
         config = args.config
         deploy = config.deploy
-        spec = PeeringSpec(
-            peer_region=config.region,
+        # The runner's VPC is no config of this stack's (its ids come from the bootstrap's parameters, as inputs):
+        # a spec of the peer's region and range only, which the peering reads, built without the one-source
+        # validation a config's peering gets.
+        spec = PeeringSpec.model_construct(
+            peer_region=deploy.runner_region or config.region,
             peer_vpc_cidr=deploy.runner_vpc_cidr,
-            peer_stack=deploy.runner_stack,
+            peer_private_subnets=(),
+            peer_stack=None,
             peer_route_table_count=deploy.runner_route_table_count,
         )
         peering = self._peering(
@@ -376,7 +385,7 @@ def _check(args: GpuEnvironmentArgs) -> None:
     config = args.config
     if config.cloud is not Cloud.AWS:
         raise ConfigError([Problem("config.cloud", "an AWS environment needs an aws config", config.cloud.value)])
-    found = eks_node_group_problems(config) + layer_problems(config)
+    found = eks_node_group_problems(config) + eks_network_problems(config) + layer_problems(config)
     if found:
         raise config_error(found)
     problems = []

@@ -11,8 +11,8 @@ from datetime import date
 from pydantic.alias_generators import to_camel
 
 from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.cloud_limits import limits
 from gpu_cloud.components.spec.cluster import (
-    ALICLOUD_KMS_INSTANCE_REQUIRED,
     ALICLOUD_ROTATION_DAYS,
     AWS_ROTATION_DAYS,
     SYSTEM_POOL_NAME,
@@ -162,6 +162,12 @@ def _deploy_problems(config: StackConfig) -> list[Problem]:
         for field, cidr in ranges
         if runner.overlaps(cidr)
     ]
+    region = config.deploy.runner_region
+    if region is not None and region not in limits(config.cloud).zones:
+        message = f"not a {config.cloud.value} region whose zones are known (components/cloud_limits.json)"
+        problems.append(Problem("deploy.runnerRegion", message, region))
+    if config.cloud is Cloud.ALICLOUD and region not in (None, config.region):
+        problems.append(Problem("deploy.runnerRegion", f"the ACK runner peers within {config.region}", region))
     if config.cloud is Cloud.ALICLOUD and config.deploy.runner_route_table_count != 1:
         problems.append(
             Problem(
@@ -210,15 +216,6 @@ def _kms(config: StackConfig) -> list[Problem]:
     if cloud is Cloud.AWS and config.kms.alicloud_kms_instance_id:
         message = "is an Alibaba Cloud-only setting"
         problems.append(Problem("kms.alicloudKmsInstanceId", message, config.kms.alicloud_kms_instance_id))
-    stack = config.kms.alicloud_kms_instance_stack
-    if config.kms.alicloud_kms_instance_id and stack:
-        problems.append(Problem("kms.alicloudKmsInstanceStack", "give it or alicloudKmsInstanceId, not both", stack))
-    if cloud is Cloud.AWS and stack:
-        problems.append(Problem("kms.alicloudKmsInstanceStack", "is an Alibaba Cloud-only setting", stack))
-    if cloud is Cloud.ALICLOUD and not (config.kms.alicloud_kms_instance_id or stack):
-        # The key always rotates automatically, and only keys of a software KMS instance rotate on
-        # rotationDays; a default key rotates every 365 days (pulumi-alicloud kms.Key rotation_interval).
-        problems.append(Problem("kms.alicloudKmsInstanceId", ALICLOUD_KMS_INSTANCE_REQUIRED, None))
     return problems
 
 
@@ -361,7 +358,7 @@ def _service_tls(config: StackConfig, path: str, service: InferenceServiceSpec) 
 
 
 stack_check("cloud", "training", "node_pools", "spot_groups", "checkpoint_bucket")(training_problems)
-stack_check("cloud", "deploy", "network", "peering")(_deploy_problems)
+stack_check("cloud", "region", "deploy", "network", "peering")(_deploy_problems)
 
 
 @stack_check("alerts", "alert_receiver_url", "addons", "cloud", "region")

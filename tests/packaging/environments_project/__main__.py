@@ -1,6 +1,6 @@
 """A platform team's program: two GPU environments, ``train`` and ``serve``, from the stack's gpu-cloud config, on
-the cloud it names. What comes from outside the program (the deploy runner's network) is the team's own config;
-providers are the program's."""
+the cloud it names. What comes from outside the program (the deploy runner's network, the account's KMS instance on
+Alibaba Cloud) is the team's own config; providers are the program's."""
 
 import pulumi
 
@@ -30,5 +30,7 @@ else:
     opts = pulumi.ResourceOptions(provider=alicloud.Provider("alicloud", region=config.region))
     peer_provider = alicloud.Provider("alicloud-peer", region=peer_region) if peer_region else None
     for name in ("train", "serve"):
-        args = ack.GpuEnvironmentArgs(config, runner_vpc_id, runner_tables[0], peer_provider)
+        args = ack.GpuEnvironmentArgs(
+            config, runner_vpc_id, runner_tables[0], peer_provider, kms_instance_id=team.require("kmsInstanceId")
+        )
         pulumi.export(f"{name}Cluster", ack.GpuEnvironment(name, args, opts=opts).cluster.cluster_name)
