@@ -14,8 +14,8 @@ import yaml
 
 from gpu_cloud.planner.cli import POLICY_PACK
 from gpu_cloud.planner.engine import run_program
-from gpu_cloud.planner.policy import run_policy_pack
 from gpu_cloud.planner.offline import load_offline_answers
+from gpu_cloud.planner.policy import load_policy_config, run_policy_pack
 from gpu_cloud.planner.project import load_project, load_stack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,5 +44,8 @@ def test_the_recipes_plan_on_the_dev_environment() -> None:
     assert ("gpucloud:aws:SpotGpuGroup", "dev-training-spot") in names
     assert ("gpucloud:k8s:InferenceService", "dev-bert") in names
     assert ("gpucloud:k8s:TrainingJob", "dev-bert-finetune") in names
-    report = run_policy_pack(POLICY_PACK, plan.resources, project=plan.project, stack="dev", stack_config=config)
+    policy_config = load_policy_config(ROOT / "stacks" / "policy-config.json")  # as make plan gives it
+    report = run_policy_pack(
+        POLICY_PACK, plan.resources, project=plan.project, stack="dev", stack_config=config, config=policy_config
+    )
     assert not [v for v in report.violations if v.level == "mandatory"], report.violations
