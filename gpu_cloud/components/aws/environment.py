@@ -30,6 +30,7 @@ from gpu_cloud.components.aws.expander import expander_priorities
 from gpu_cloud.components.aws.identity import (
     PodIdentityRole,
     PodIdentityRoleArgs,
+    Statements,
     checkpoint_statements,
     cluster_autoscaler_statements,
     job_checkpoint_statements,
@@ -50,14 +51,13 @@ from gpu_cloud.components.k8s.addons import (
     MONITORING_NAMESPACE,
     SYSTEM_NAMESPACE,
 )
+from gpu_cloud.components.k8s.bucket_access import AccessKind, BucketAccess, bucket_accesses, handle_fields
 from gpu_cloud.components.k8s.layer import (
-    INFERENCE_NAMESPACE,
     ClusterHandle,
     KubernetesLayer,
     KubernetesLayerArgs,
     layer_problems,
 )
-from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from gpu_cloud.components.moved import was_top_level
 from gpu_cloud.components.naming import owned_base
 from gpu_cloud.components.outputs import common_outputs
@@ -101,10 +101,8 @@ class GpuEnvironment(pulumi.ComponentResource):
 
     Children are named ``<name>-<part>`` (``name`` is the environment's name in ``gpucloud plan`` and ``stacks/``).
     Resources that were at the top of the stack before 0.2 keep their URNs through aliases (components.moved).
-    Account-unique physical names start with ``<name>-`` and end with the stack, e.g. the cluster ``<name>-gpu-<stack>``
-    (components.naming.owned_base): two environments of one program never share one. An environment named after its
-    stack drops the repeated name: ``gpu-<stack>``, ``alias/gpucloud-<stack>``, ``gpu-admin-<stack>``,
-    ``gpucloud-ckpt-<stack>-<account>-<region>``, the names before 0.2.
+    Account-unique physical names are ``<name>-<part>-<stack>`` (``<part>-<stack>`` for an environment named after its
+    stack, the names before 0.2): components.naming.owned_base.
     """
 
     kms_key: KmsKey
@@ -212,9 +210,7 @@ class GpuEnvironment(pulumi.ComponentResource):
             addon_identities.append(
                 identity("alertmanager", MONITORING_NAMESPACE, ALERTMANAGER_SERVICE_ACCOUNT, statements)
             )
-        training_identities: list[pulumi.Resource] = []
-        job_identities: dict[str, pulumi.Resource] = {}
-        inference_identities: dict[str, pulumi.Resource] = {}
+        bucket_identities: dict[BucketAccess, pulumi.Resource] = {}
         bucket: CheckpointBucket | None = None
         prefix = owned_base(name, CHECKPOINT_PREFIX)
         if config.checkpoint_bucket is not None:
@@ -229,20 +225,10 @@ class GpuEnvironment(pulumi.ComponentResource):
                 opts=was_top_level(self),
             )
             outputs["checkpointBucket"] = bucket.bucket_name
-            # Each inference service's pods read only their model, through their own ServiceAccount.
-            for service in config.inference:
-                statements = model_read_statements(prefix, key.alias_name, service.model_source)
-                inference_identities[service.name] = identity(
-                    service.name, INFERENCE_NAMESPACE, service.name, statements
-                )
-            if config.training is not None:
-                namespace = config.training.namespace
-                statements = checkpoint_statements(prefix, key.alias_name)
-                training_identities.append(identity("training", namespace, TRAINING_SERVICE_ACCOUNT, statements))
-                # Each training job reaches only its own checkpoint prefix, through its own ServiceAccount.
-                for job in config.training.jobs:
-                    statements = job_checkpoint_statements(prefix, key.alias_name, job.checkpoint_prefix)
-                    job_identities[job.name] = identity(job.name, namespace, job.name, statements)
+            # Each ServiceAccount that reaches the bucket reaches only its part, through its own role.
+            for reach in bucket_accesses(config):
+                statements = _bucket_statements(reach, prefix, key.alias_name)
+                bucket_identities[reach] = identity(reach.name, reach.namespace, reach.service_account, statements)
         if config.peering is not None:
             outputs |= self._peer(name, args, config.peering, network)
         deploy_path = self._deploy_path(name, args, network, cluster)
@@ -259,11 +245,9 @@ class GpuEnvironment(pulumi.ComponentResource):
                     cluster_name=cluster.cluster_name,
                     expander_priorities=expander_priorities(config.spot_groups),
                     addon_identities=addon_identities,
-                    training_identities=training_identities,
                     model_bucket=model_bucket,
-                    inference_identities=inference_identities,
                     checkpoint_uri=pulumi.Output.concat("s3://", model_bucket) if model_bucket is not None else None,
-                    job_identities=job_identities,
+                    **handle_fields(bucket_identities, role_names=None),
                 ),
             ),
             opts=pulumi.ResourceOptions(parent=self),
@@ -377,6 +361,15 @@ class GpuEnvironment(pulumi.ComponentResource):
             opts=was_top_level(self),
         )
         return [peering, rule]
+
+
+def _bucket_statements(access: BucketAccess, bucket_prefix: str, key_alias: str) -> Statements:
+    """The statements of ``access``'s role in the CheckpointBucket of ``bucket_prefix``, whose key is ``key_alias``."""
+    if access.kind is AccessKind.MODEL:
+        return model_read_statements(bucket_prefix, key_alias, access.prefix)
+    if access.kind is AccessKind.JOB:
+        return job_checkpoint_statements(bucket_prefix, key_alias, access.prefix)
+    return checkpoint_statements(bucket_prefix, key_alias)
 
 
 def _check(args: GpuEnvironmentArgs) -> None:
