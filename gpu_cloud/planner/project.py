@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -32,7 +33,8 @@ class Project:
         program: The program to run: a ``__main__.py`` file.
         config_dir: Where ``Pulumi.<stack>.yaml`` files live (``stackConfigDir`` or the root).
         defaults: Project-level config defaults, as the SDK sees config (namespaced key -> string).
-        virtualenv: The virtual environment ``runtime.options.virtualenv`` declares (absolute), or None.
+        virtualenv: The virtual environment the Pulumi CLI would run the program in (absolute; see
+            `implied_virtualenv`), or None: the ambient interpreter.
     """
 
     name: str
@@ -118,15 +120,58 @@ def load_project(directory: Path) -> Project:
     config_dir = root / str(data.get("stackConfigDir", "."))
     name = data["name"]
     options = runtime.get("options") if isinstance(runtime, dict) else None
-    virtualenv = options.get("virtualenv") if isinstance(options, dict) else None
     return Project(
         name,
         root,
         program,
         config_dir,
         _project_defaults(name, data.get("config"), project_file),
-        None if virtualenv is None else root / str(virtualenv),
+        implied_virtualenv(root, program.parent, options if isinstance(options, dict) else {}, project_file),
     )
+
+
+def implied_virtualenv(root: Path, program_dir: Path, options: dict[str, Any], project_file: Path) -> Path | None:
+    """The virtualenv the Pulumi CLI runs a Python program in, from ``runtime.options``; None for the ambient one.
+
+    As pulumi/pulumi ``sdk/python/toolchain`` (toolchain.go ``ResolveToolchain``, uv.go ``newUv``; read at
+    v3.259.0-14-g1b59498, 2026-12-03):
+
+    - a declared ``virtualenv`` is relative to the project root, whatever the toolchain;
+    - the ``uv`` toolchain without one, or no ``toolchain`` when a ``uv.lock`` is in the program's folder or above
+      it: ``.venv`` beside the nearest ``uv.lock`` above the program's folder, else beside the nearest
+      ``pyproject.toml``, else in the program's folder; ``UV_PROJECT_ENVIRONMENT``, when set, replaces ``.venv``
+      (relative to that same folder);
+    - ``pip`` (or no toolchain and no ``uv.lock``) without one: no virtualenv;
+    - ``poetry``: the virtualenv Poetry manages (``poetry env info``), which this does not ask: no virtualenv.
+
+    Raises:
+        PlanError: ``toolchain`` or ``virtualenv`` is not one the language host accepts.
+    """
+    toolchain = options.get("toolchain")
+    if toolchain is not None and toolchain not in _TOOLCHAINS:
+        raise PlanError(
+            f"{project_file}: runtime.options.toolchain: must be one of {', '.join(_TOOLCHAINS)} (got {toolchain!r})"
+        )
+    virtualenv = options.get("virtualenv")
+    if virtualenv is not None and not isinstance(virtualenv, str):
+        raise PlanError(f"{project_file}: runtime.options.virtualenv: must be a string (got {virtualenv!r})")
+    if virtualenv:
+        return root / virtualenv
+    uv_lock = _search_up(program_dir, "uv.lock")
+    if toolchain == "uv" or (toolchain is None and uv_lock is not None):
+        project_dir = uv_lock or _search_up(program_dir, "pyproject.toml") or program_dir
+        return project_dir / (os.environ.get("UV_PROJECT_ENVIRONMENT") or ".venv")
+    return None
+
+
+_TOOLCHAINS = ("pip", "poetry", "uv")
+"""The toolchains ``runtime.options.toolchain`` accepts (pulumi-language-python main.go ``parseOptions``)."""
+
+
+def _search_up(directory: Path, name: str) -> Path | None:
+    """The nearest folder from ``directory`` up to the file system's root that holds ``name`` (toolchain.go
+    ``searchup``)."""
+    return next((folder for folder in (directory, *directory.parents) if (folder / name).exists()), None)
 
 
 def _project_defaults(project: str, config: Any, project_file: Path) -> dict[str, str]:

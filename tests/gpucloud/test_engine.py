@@ -230,3 +230,32 @@ def test_a_parameter_not_published_in_the_region_read_is_refused(make_project: M
         "  data source aws:ssm/getParameter:getParameter of '/gpucloud/bootstrap/runner-vpc-id' in us-east-1:"
         " no such parameter there (published only in us-west-2)"
     )
+
+
+ECHO = """
+    import pulumi
+    import pulumi_aws as aws
+
+    key = aws.kms.Key("key", description="k", deletion_window_in_days=7)
+    vpc = aws.ec2.Vpc("main", cidr_block="10.0.0.0/16", tags={"owner": pulumi.Output.secret("team")})
+    log = aws.cloudwatch.LogGroup("logs", kms_key_id=key.arn, retention_in_days=30)
+    pulumi.export("cidr", vpc.cidr_block)
+    pulumi.export("window", key.deletion_window_in_days)
+    pulumi.export("tags", vpc.tags)
+    pulumi.export("logKey", log.kms_key_id)
+    pulumi.export("retention", log.retention_in_days)
+"""
+
+
+def test_outputs_of_a_new_resource_echo_its_inputs(make_project: MakeProject) -> None:
+    # As a preview of a new stack: what the program gave is known (secrets stay secret), what the cloud computes
+    # (an ARN) is unknown.
+    project = load_project(make_project(ECHO))
+    plan = run_program(project, load_stack(project, "dev"))
+    assert plan.outputs == {
+        "cidr": "10.0.0.0/16",
+        "logKey": "[unknown]",
+        "retention": 30,
+        "tags": "[secret]",
+        "window": 7,
+    }

@@ -127,7 +127,7 @@ def test_a_mutated_config_ends_as_the_contract_says(
     assert "Traceback" not in err
     assert status in (0, 1, 2), err
     if status == 2:
-        assert out == ""
+        assert json.loads(out)["error"] == {"exitStatus": 2, "message": err.removeprefix("error: ").rstrip()}
         first, *rest = err.splitlines()
         if first.startswith("error: invalid config in "):
             assert rest and all(PROBLEM.match(line) for line in rest), err

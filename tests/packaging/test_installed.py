@@ -108,7 +108,8 @@ def test_policy_path_of_the_installed_package_is_a_pack_pinned_to_the_lock(
     result = installed.run("gpucloud", "policy-path", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     pack = Path(result.stdout.strip())
-    assert pack.is_relative_to(installed.venv)
+    # A copy outside the installation, where the CLI may create the pack's virtualenv (ecosystem review F13).
+    assert pack.is_relative_to(installed.venv.parent / "cache" / "gpu-cloud" / "policy-packs")
     assert {"PulumiPolicy.yaml", "__main__.py", "requirements.txt"} <= {p.name for p in pack.iterdir()}
     locked = uv("export", "--frozen", "--only-group", "policy-pack", "--no-emit-project", "--no-hashes").stdout
     pins = _pins((pack / "requirements.txt").read_text(encoding="utf-8"))

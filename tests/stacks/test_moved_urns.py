@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from gpu_cloud.planner.model import RecordedResource
-from tests.stacks.test_environments import STACKS, plan
+from tests.stacks.test_environments import ON_NODE_GROUPS, plan
 
 OLD = json.loads((Path(__file__).parent / "urns_d33a4b8.json").read_text())
+MOVED = ("prod-cn", *ON_NODE_GROUPS)
+"""The stacks as they were before the move: staging and prod on node groups (they run Karpenter since)."""
 WRAPPERS = {"gpucloud:aws:GpuEnvironment", "gpucloud:alicloud:GpuEnvironment", "gpucloud:k8s:KubernetesLayer"}
 DATA_VPC_INTERFACE_ENDPOINTS = {"endpoints-sg", "ecr-api", "ecr-dkr", "sts", "ec2", "logs"}
 """The children of a data network (``<env>-data-network-<part>``) that were its interface endpoints."""
@@ -75,29 +77,31 @@ def found_by_the_engine(resources: tuple[RecordedResource, ...], olds: set[str])
     return found
 
 
-@pytest.mark.parametrize("stack", STACKS)
+@pytest.mark.parametrize("stack", MOVED)
 def test_every_old_resource_is_found_under_its_urn_or_an_alias_by_exactly_one_resource(stack: str) -> None:
-    olds = {urn for urn in OLD[stack] if not removed_on_purpose(urn)}
+    env = stack.partition("@")[0]
+    olds = {urn for urn in OLD[env] if not removed_on_purpose(urn)}
     resources = plan(stack).resources
     found = found_by_the_engine(resources, olds)
     claimed = sorted(found.values())
     assert [urn for urn in claimed if claimed.count(urn) > 1] == []
     assert olds - set(claimed) == set()
     # Only the new wrappers (and what issue 24 added) are new; everything else is an old resource.
-    new = [r for r in resources if r.urn not in found and not added_on_purpose(stack, r)]
+    new = [r for r in resources if r.urn not in found and not added_on_purpose(env, r)]
     assert {r.type for r in new} == WRAPPERS & {r.type for r in resources}
 
 
-@pytest.mark.parametrize("stack", STACKS)
+@pytest.mark.parametrize("stack", MOVED)
 def test_the_moved_resources_are_found_by_an_alias_not_by_chance(stack: str) -> None:
     # The engine would not find them without their aliases: today's URNs differ from the old ones.
     resources = plan(stack).resources
-    unchanged = {r.type for r in resources if r.urn in set(OLD[stack])}
+    old = OLD[stack.partition("@")[0]]
+    unchanged = {r.type for r in resources if r.urn in set(old)}
     assert unchanged == {"pulumi:pulumi:Stack", f"pulumi:providers:{'alicloud' if stack == 'prod-cn' else 'aws'}"}
     without_aliases = tuple(
         RecordedResource(**{**vars(r), "aliases": ()}) if r.type not in WRAPPERS else r for r in resources
     )
-    assert len(found_by_the_engine(without_aliases, set(OLD[stack]))) < len(OLD[stack]) / 2
+    assert len(found_by_the_engine(without_aliases, set(old))) < len(old) / 2
 
 
 def test_an_inherited_alias_keeps_the_type_chain_and_name_of_the_old_parent() -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_aws as aws
@@ -41,6 +42,8 @@ class PrivateNetworkArgs:
     """CIDRs, zones and the egress mode."""
     kms_key_arn: pulumi.Input[str]
     """The KMS key that encrypts the flow-log group (its policy must admit CloudWatch Logs)."""
+    private_subnet_tags: Mapping[str, str] = field(default_factory=dict)
+    """More tags of the private subnets, e.g. the discovery tag Karpenter's EC2NodeClasses select them by."""
     interface_endpoints: bool = True
     """The interface endpoints of INTERFACE_ENDPOINT_SERVICES, for nodes (image pulls, joining, logs, credentials).
     Off where no node runs: the deploy runner's VPC (its builds leave through NAT) and a data VPC (no compute), where
@@ -100,7 +103,11 @@ class PrivateNetwork(pulumi.ComponentResource):
         self.private_subnet_ids = []
         for i, subnet_spec in enumerate(spec.private_subnets):
             subnet = self._subnet(
-                f"{name}-private-{i}", vpc, subnet_spec, tables[subnet_spec.zone], {INTERNAL_ELB_TAG: "1"}
+                f"{name}-private-{i}",
+                vpc,
+                subnet_spec,
+                tables[subnet_spec.zone],
+                {INTERNAL_ELB_TAG: "1", **args.private_subnet_tags},
             )
             self.private_subnet_ids.append(subnet.id)
             self.subnet_ids_by_zone[subnet_spec.zone].append(subnet.id)

@@ -1,4 +1,4 @@
-"""Objects of custom resource kinds whose fields are not all under ``spec``."""
+"""Objects of custom resource kinds whose fields are not all under ``spec``, and Helm releases of OCI charts."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from importlib import resources
 from typing import Any
 
 import pulumi
+import pulumi_kubernetes as k8s
 
-__all__ = ["KUBERNETES_PLUGIN_VERSION", "custom_object"]
+from gpu_cloud.components.versions import HelmChart
+
+__all__ = ["KUBERNETES_PLUGIN_VERSION", "custom_object", "oci_release"]
 
 KUBERNETES_PLUGIN_VERSION: str = json.loads(
     resources.files("pulumi_kubernetes").joinpath("pulumi-plugin.json").read_text(encoding="utf-8")
@@ -30,3 +33,28 @@ def custom_object(resource_name: str, body: Mapping[str, Any], opts: pulumi.Reso
     token = f"kubernetes:{body['apiVersion']}:{body['kind']}"
     version = pulumi.ResourceOptions(version=KUBERNETES_PLUGIN_VERSION)
     return pulumi.CustomResource(token, resource_name, dict(body), pulumi.ResourceOptions.merge(opts, version))
+
+
+def oci_release(
+    parent: pulumi.Resource,
+    name: str,
+    chart: HelmChart,
+    namespace: pulumi.Input[str],
+    values: Mapping[str, Any],
+    depends_on: list[pulumi.Resource],
+    **options: Any,
+) -> k8s.helm.v3.Release:
+    """The Helm release ``<name>-<chart>`` of ``chart`` from its OCI registry (``<repo>/<chart>`` at the pinned
+    version), a child of ``parent`` that waits for ``depends_on``; ``options`` are more ``ReleaseArgs``."""
+    return k8s.helm.v3.Release(
+        f"{name}-{chart.name}",
+        k8s.helm.v3.ReleaseArgs(
+            name=chart.name,
+            chart=f"{chart.repo}/{chart.name}",
+            version=chart.version,
+            namespace=namespace,
+            values=dict(values),
+            **options,
+        ),
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on),
+    )

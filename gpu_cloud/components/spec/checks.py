@@ -30,6 +30,7 @@ from gpu_cloud.components.spec.pools import (
     spot_problems,
 )
 from gpu_cloud.components.spec.problems import SECRET_SHOWN, Problem
+from gpu_cloud.components.spec.provisioner import NodeProvisioner
 from gpu_cloud.components.spec.stack import StackConfig, item_check, stack_check
 from gpu_cloud.components.spec.workloads import InferenceServiceSpec, TrainingJobSpec
 from gpu_cloud.components.versions import version_problem
@@ -265,9 +266,25 @@ def _pool_zones(config: StackConfig, path: str, pool: GpuNodePoolSpec) -> list[P
     return [Problem(f"{path}.zones", "not a zone of network.privateSubnets", z) for z in pool.zones if z not in zones]
 
 
-@item_check("spot_groups", "cloud")
+@item_check("spot_groups", "cloud", "node_provisioner")
 def _spot_group(config: StackConfig, path: str, group: SpotGroupSpec) -> list[Problem]:
-    return spot_problems(config.cloud, group, path)
+    karpenter = config.node_provisioner is NodeProvisioner.KARPENTER
+    return spot_problems(config.cloud, group, path, autoscaler_sizing=not karpenter)
+
+
+@stack_check("node_provisioner", "cloud", "network")
+def _node_provisioner(config: StackConfig) -> list[Problem]:
+    if config.node_provisioner is not NodeProvisioner.KARPENTER:
+        return []
+    if config.cloud is not Cloud.AWS:
+        message = "Karpenter provisions EKS nodes; ACK scales its node pools with its own autoscaler"
+        return [Problem("nodeProvisioner", message, config.node_provisioner.value)]
+    if config.network.egress is EgressMode.ENDPOINTS_ONLY:
+        # The controller calls SQS (its interruption queue), SSM (AMI aliases), EKS, IAM and the pricing API, for
+        # which the network declares no endpoints (components.aws.network INTERFACE_ENDPOINT_SERVICES).
+        message = "Karpenter needs NAT egress: network.egress endpoints-only has no SQS, SSM or pricing endpoint"
+        return [Problem("nodeProvisioner", message, config.node_provisioner.value)]
+    return []
 
 
 @stack_check("peering", "network")
