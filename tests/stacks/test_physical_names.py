@@ -16,7 +16,7 @@ from gpu_cloud.planner.project import load_project, load_stack
 from tests.physical import UNIQUE_NAME_INPUTS, clashes, physical_names
 from tests.stacks.test_environments import ROOT, STACKS, plan
 
-BEFORE = json.loads((Path(__file__).parent / "physical_names_a63c4f8.json").read_text())
+BEFORE = json.loads((Path(__file__).parent / "physical_names_88a26d5.json").read_text())
 
 
 def _plan_as(config_of: str, stack: str) -> Plan:
