@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pulumi
+import pulumi_aws as aws
 import pytest
 
 from gpu_cloud.components.aws.kms import KmsKey, KmsKeyArgs
@@ -96,3 +98,25 @@ def test_bad_alias_and_role_arn_are_all_reported() -> None:
         "alias: not a KMS alias name (letters, digits, /_-; not aws/) (got aws/ebs)\n"
         "userRoleArns.0: not an IAM role ARN (got ml-admin)"
     )
+
+
+def test_user_roles_may_be_another_resources_outputs() -> None:
+    def program() -> None:
+        role = aws.iam.Role("reader", name="reader", assume_role_policy="{}")
+        _key(user_role_arns=[role.name.apply(lambda name: f"arn:aws:iam::123456789012:role/{name}"), ADMIN])
+
+    policy = statements(named(run(program), "key-key").inputs["policy"])
+    users = next(s for s in policy if s["Sid"] == "NamedRolesUse")["Principal"]["AWS"]
+    assert users[:2] == ["arn:aws:iam::123456789012:role/reader", ADMIN]
+
+
+def test_a_user_role_output_that_is_no_role_arn_fails_when_it_resolves_naming_the_field() -> None:
+    with pytest.raises(
+        Exception, match=r"userRoleArns\.0: not an IAM role ARN \(got arn:aws:iam::123456789012:user/x\)"
+    ):
+        run(lambda: _key(user_role_arns=[pulumi.Output.from_input("arn:aws:iam::123456789012:user/x")]))
+
+
+def test_an_alias_from_another_resource_is_refused_naming_why() -> None:
+    with pytest.raises(ConfigError, match=r"^alias: a name is plain text known when the program runs"):
+        run(lambda: _key(alias=pulumi.Output.from_input("gpucloud")))

@@ -30,12 +30,26 @@ def test_children() -> None:
 
 def test_without_user_principals_there_is_no_gpu_user_role() -> None:
     plan = run(lambda: _access(users=()))
-    assert [r.inputs["name"] for r in of_type(plan, "aws:iam/role:Role")] == ["gpu-admin-test"]
+    assert [r.inputs["name"] for r in of_type(plan, "aws:iam/role:Role")] == ["access-admin-test"]
+
+
+def test_role_names_derive_from_the_component_name_so_two_of_them_never_collide() -> None:
+    def two() -> None:
+        spec = AccessSpec(admin_principals=(ADMIN,), user_principals=(USER,))
+        GpuAdminAccess("train-access", GpuAdminAccessArgs(spec=spec, cluster_name="train"))
+        GpuAdminAccess("serve-access", GpuAdminAccessArgs(spec=spec, cluster_name="serve", role_base="serve-gpu"))
+
+    assert sorted(r.inputs["name"] for r in of_type(run(two), "aws:iam/role:Role")) == [
+        "serve-gpu-admin-test",
+        "serve-gpu-user-test",
+        "train-access-admin-test",
+        "train-access-user-test",
+    ]
 
 
 def test_gpu_admin_trusts_only_the_admin_principals() -> None:
     role = named(run(_access), "access-admin-role").inputs
-    assert role["name"] == "gpu-admin-test"
+    assert role["name"] == "access-admin-test"
     assert statements(role["assumeRolePolicy"]) == [
         {"Effect": "Allow", "Principal": {"AWS": [ADMIN]}, "Action": "sts:AssumeRole"}
     ]

@@ -1,4 +1,4 @@
-"""The distribution as a user gets it: the wheel built from the tracked files, installed with the AWS extra into a
+"""The distribution as a user gets it: the wheel built from the tracked files, installed with both cloud extras into a
 fresh virtual environment in a temporary folder (one per test session).
 
 uv builds and installs from its cache (``--offline``); only when the cache lacks something (a first run on a new
@@ -81,7 +81,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     venv = tmp_path_factory.mktemp("installed") / "venv"
     uv("venv", "--quiet", "--python", sys.executable, str(venv))
     uv("pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), "-c", str(constraints),
-       f"gpu-cloud[aws] @ {wheel.as_uri()}")  # fmt: skip
+       f"gpu-cloud[aws,alicloud] @ {wheel.as_uri()}")  # fmt: skip
     return Installed(wheel, venv)
 
 

@@ -117,17 +117,27 @@ def test_policy_path_of_the_installed_package_is_a_pack_pinned_to_the_lock(
     assert {"pulumi-policy", "pulumi"} <= {pin.split("==")[0] for pin in pins}
 
 
-def test_the_readme_program_passes_a_downstream_mypy_strict(installed: Installed, tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    match = re.search(r'```python\n("""__main__\.py of another project.*?)```', readme, re.DOTALL)
-    assert match is not None
-    (tmp_path / "__main__.py").write_text(match.group(1), encoding="utf-8")
+def _programs() -> dict[str, str]:
+    """The programs of another project the README and docs/components.md show, by file name."""
+    found = {}
+    for page in ("README.md", "docs/components.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        for program in re.findall(r'```python\n("""__main__\.py of another project.*?)```', text, re.DOTALL):
+            found[f"program_{len(found)}.py"] = program
+    return found
+
+
+def test_the_documented_programs_pass_a_downstream_mypy_strict(installed: Installed, tmp_path: Path) -> None:
+    programs = _programs()
+    assert len(programs) == 3
+    for name, program in programs.items():
+        (tmp_path / name).write_text(program, encoding="utf-8")
     # A cache of its own (mypy revalidates entries by content hash): cold, pulumi_aws takes a minute to analyse.
     cache = ROOT / ".mypy_cache" / "downstream"
     result = subprocess.run(
         [str(Path(sys.prefix) / "bin" / "mypy"), "--strict", "--python-executable", str(installed.python),
-         "--cache-dir", str(cache), "__main__.py"],
+         "--cache-dir", str(cache), *sorted(programs)],
         cwd=tmp_path, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.startswith("Success: no issues found in 1 source file")
+    assert result.stdout.startswith(f"Success: no issues found in {len(programs)} source files")

@@ -39,23 +39,28 @@ def _plan(tmp_path: Path, config: dict[str, Any], tables: list[str]) -> subproce
     return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
 
 
+def _refused(done: subprocess.CompletedProcess[str]) -> str:
+    """The message of a refused plan: exit 2, the JSON error object on stdout (``--json``) and its message on stderr,
+    no traceback."""
+    assert done.returncode == 2
+    error = json.loads(done.stdout)["error"]
+    assert error["exitStatus"] == 2 and error["message"] in done.stderr
+    assert "Traceback" not in done.stderr
+    return str(error["message"])
+
+
 def test_eks_checks_run_on_a_config_validated_before_the_aws_package_was_imported(tmp_path: Path) -> None:
     group = {"name": "a" * 28, "purpose": "training", "instanceTypes": ["g5.xlarge"], "maxSize": 4}
-    done = _plan(tmp_path, BASE | {"spotGroups": [group]}, ["rtb-1"])
-    assert (done.returncode, done.stdout) == (2, "")
-    assert "Traceback" not in done.stderr
-    assert (
-        f"gpu-cloud:spotGroups.0.name: node group name '{'a' * 28}-ondemand' has 37 characters; EKS allows 63"
-        in done.stderr
+    message = _refused(_plan(tmp_path, BASE | {"spotGroups": [group]}, ["rtb-1"]))
+    assert f"gpu-cloud:spotGroups.0.name: node group name '{'a' * 28}-ondemand' has 37 characters; EKS allows 63" in (
+        message
     )
 
 
 def test_arguments_that_do_not_fit_the_config_are_refused_naming_the_field(tmp_path: Path) -> None:
     # BASE peers with a data VPC it creates (peerPrivateSubnets), which needs a provider of the peer region.
-    done = _plan(tmp_path, BASE, ["rtb-1", "rtb-2"])
-    assert (done.returncode, done.stdout) == (2, "")
-    assert "Traceback" not in done.stderr
-    assert "runner_route_table_ids: config.deploy.runnerRouteTableCount is 1 (got 2)" in done.stderr
+    message = _refused(_plan(tmp_path, BASE, ["rtb-1", "rtb-2"]))
+    assert "runner_route_table_ids: config.deploy.runnerRouteTableCount is 1 (got 2)" in message
     assert "peer_provider: required with peering.peerPrivateSubnets: an AWS provider of us-west-2 (got null)" in (
-        done.stderr
+        message
     )

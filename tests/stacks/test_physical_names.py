@@ -1,17 +1,22 @@
-"""One environment config planned as two stacks (dev and staging) gives disjoint account-unique names, on both
-clouds: the stacks can share an account (components.naming)."""
+"""Account-unique physical names (components.naming): one environment config planned as two stacks (dev and staging)
+gives disjoint names, on both clouds, so the stacks can share an account; no plan gives one name twice; and the
+shipped stacks keep the names they had before the names derived from the environment component's name."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 
 import pytest
 
 from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.offline import load_offline_answers
 from gpu_cloud.planner.project import load_project, load_stack
-from tests.physical import UNIQUE_NAME_INPUTS, physical_names
-from tests.stacks.test_environments import ROOT
+from tests.physical import UNIQUE_NAME_INPUTS, clashes, physical_names
+from tests.stacks.test_environments import ROOT, STACKS, plan
+
+BEFORE = json.loads((Path(__file__).parent / "physical_names_88a26d5.json").read_text())
 
 
 def _plan_as(config_of: str, stack: str) -> Plan:
@@ -42,4 +47,33 @@ def test_the_dev_environment_names_carry_its_stack() -> None:
         "aws:cloudwatch/logGroup:LogGroup /gpucloud/dev-network-dev/vpc-flow-logs",
         "aws:iam/role:Role gpu-admin-dev",
         "aws:s3/bucket:Bucket gpucloud-ckpt-dev-123456789012-us-east-1",
+    } <= names
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_shipped_stacks_keep_their_physical_names_and_give_none_twice(stack: str) -> None:
+    planned = plan(stack)
+    assert sorted(physical_names(planned)) == BEFORE[stack]
+    assert clashes(planned.resources) == {}
+
+
+@pytest.mark.parametrize("stack", ["shared", "shared-cn"])
+def test_the_bootstrap_stacks_keep_their_physical_names(stack: str) -> None:
+    project = load_project(ROOT / "bootstrap")
+    planned = run_program(project, load_stack(project, stack), load_offline_answers(project.config_dir))
+    assert sorted(physical_names(planned)) == BEFORE[f"bootstrap/{stack}"]
+    assert clashes(planned.resources) == {}
+
+
+def test_the_stacks_autonaming_pattern_names_the_environment() -> None:
+    project = load_project(ROOT)
+    settings = load_stack(project, "dev")
+    pattern = '{"providers": {"aws": {"pattern": "${project}-${name}-${stack}"}}}'
+    settings = dataclasses.replace(settings, config={**settings.config, "pulumi:autonaming": pattern})
+    names = physical_names(run_program(project, settings, load_offline_answers(project.config_dir)))
+    assert {
+        "aws:eks/cluster:Cluster gpu-cloud-gpu-dev",
+        "aws:kms/alias:Alias alias/gpu-cloud-gpucloud-dev",
+        "aws:iam/role:Role gpu-cloud-gpu-admin-dev",
+        "aws:s3/bucket:Bucket gpu-cloud-gpucloud-ckpt-123456789012-us-east-1-dev",
     } <= names

@@ -35,8 +35,8 @@ def attached_policy(
     parent: pulumi.Resource,
     role: alicloud.ram.Role,
     policy_name: str,
-    description: str,
-    document: str,
+    description: pulumi.Input[str],
+    document: pulumi.Input[str],
     tags: Mapping[str, str],
 ) -> alicloud.ram.RolePolicyAttachment:
     """A custom RAM policy ``resource_name`` with ``document`` and its attachment ``<resource_name>-attachment`` to

@@ -44,15 +44,15 @@ from gpu_cloud.components.alicloud.spot import SpotGpuGroup, SpotGpuGroupArgs
 from gpu_cloud.components.alicloud.storage import CheckpointBucket, CheckpointBucketArgs, checkpoint_bucket_name
 from gpu_cloud.components.alicloud.tls import Tls13ListenerPolicy, Tls13ListenerPolicyArgs
 from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.k8s.bucket_access import AccessKind, BucketAccess, bucket_accesses, handle_fields
 from gpu_cloud.components.k8s.layer import (
-    INFERENCE_NAMESPACE,
     ClusterHandle,
     KubernetesLayer,
     KubernetesLayerArgs,
     layer_problems,
 )
-from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from gpu_cloud.components.moved import was_top_level
+from gpu_cloud.components.naming import owned_base
 from gpu_cloud.components.outputs import common_outputs, node_pool_names
 from gpu_cloud.components.spec import ConfigError, PeeringSpec, Problem, StackConfig, config_error
 from gpu_cloud.components.spec.cluster import ALICLOUD_KMS_INSTANCE_REQUIRED
@@ -61,7 +61,8 @@ from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
 __all__ = ["CHECKPOINT_PREFIX", "GpuEnvironment", "GpuEnvironmentArgs"]
 
 CHECKPOINT_PREFIX = "gpucloud-ckpt"
-"""The name prefix of the environment's checkpoint bucket (``components.alicloud.storage``)."""
+"""The name prefix of the checkpoint bucket of an environment named after its stack (``components.alicloud.storage``;
+another environment's is ``<name>-gpucloud-ckpt``)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,8 @@ class GpuEnvironment(pulumi.ComponentResource):
 
     Children are named ``<name>-<part>`` (``name`` is the environment's name in ``gpucloud plan`` and ``stacks/``).
     Resources that were at the top of the stack before 0.2 keep their URNs through aliases (components.moved).
+    Account-unique physical names are ``<name>-<part>-<stack>`` (``<part>-<stack>`` for an environment named after its
+    stack, the names before 0.2): components.naming.owned_base.
     """
 
     network: PrivateNetwork
@@ -138,7 +141,7 @@ class GpuEnvironment(pulumi.ComponentResource):
                 protect=config.protect_stateful,
                 tags=tags,
                 instance_id=args.kms_instance_id,
-                alias="gpucloud",
+                alias=owned_base(name, "gpucloud"),
             ),
             was_top_level(self),
         )
@@ -151,8 +154,7 @@ class GpuEnvironment(pulumi.ComponentResource):
                 kms_key_id=key.key_id,
                 tags=tags,
                 protect=config.protect_stateful,
-                # Physical names carry the stack (components.naming): the ACK cluster is gpu-<stack>.
-                cluster_name="gpu",
+                cluster_name=owned_base(name, "gpu"),
             ),
             was_top_level(self),
         )
@@ -193,15 +195,13 @@ class GpuEnvironment(pulumi.ComponentResource):
         deploy_path = self._deploy_path(name, args, network, cluster, provider, account_id)
         outputs["deployRunnerVpcId"] = args.runner_vpc_id
         bucket: CheckpointBucket | None = None
-        training_role: RrsaRole | None = None
-        inference_roles: dict[str, RrsaRole] = {}
-        job_roles: dict[str, RrsaRole] = {}
+        bucket_roles: dict[BucketAccess, RrsaRole] = {}
 
         def identity(part: str, role: str, namespace: str, account: str, policy: str) -> RrsaRole:
             return RrsaRole(
                 f"{name}-{part}-identity",
                 RrsaRoleArgs(
-                    role_name=role,
+                    role_name=owned_base(name, role),
                     namespace=namespace,
                     service_account=account,
                     oidc_provider_arn=cluster.rrsa_oidc_provider_arn,
@@ -213,12 +213,13 @@ class GpuEnvironment(pulumi.ComponentResource):
             )
 
         if config.checkpoint_bucket is not None:
-            bucket_name = checkpoint_bucket_name(CHECKPOINT_PREFIX, account_id)
+            prefix = owned_base(name, CHECKPOINT_PREFIX)
+            bucket_name = checkpoint_bucket_name(prefix, account_id)
             bucket = CheckpointBucket(
                 f"{name}-checkpoints",
                 CheckpointBucketArgs(
                     spec=config.checkpoint_bucket,
-                    name_prefix=CHECKPOINT_PREFIX,
+                    name_prefix=prefix,
                     account_id=account_id,
                     kms_key_id=key.key_id,
                     protect=config.protect_stateful,
@@ -227,20 +228,11 @@ class GpuEnvironment(pulumi.ComponentResource):
                 was_top_level(self),
             )
             outputs["checkpointBucket"] = bucket.bucket_name
-            # Each inference service's pods read only their model, through their own ServiceAccount.
-            for service in config.inference:
-                policy = model_read_policy(account_id, config.region, bucket_name, service.model_source)
-                inference_roles[service.name] = identity(
-                    service.name, f"{service.name}-inference", INFERENCE_NAMESPACE, service.name, policy
-                )
-            if config.training is not None:
-                namespace = config.training.namespace
-                policy = checkpoint_policy(account_id, config.region, bucket_name)
-                training_role = identity("training", "gpu-training", namespace, TRAINING_SERVICE_ACCOUNT, policy)
-                # Each training job reaches only its own checkpoint prefix, through its own ServiceAccount.
-                for job in config.training.jobs:
-                    policy = job_checkpoint_policy(account_id, config.region, bucket_name, job.checkpoint_prefix)
-                    job_roles[job.name] = identity(job.name, f"{job.name}-checkpoints", namespace, job.name, policy)
+            # Each ServiceAccount that reaches the bucket reaches only its part, through its own role.
+            for reach in bucket_accesses(config):
+                policy = _bucket_policy(reach, account_id, config.region, bucket_name)
+                role = _ROLE_BASES[reach.kind].format(reach.name)
+                bucket_roles[reach] = identity(reach.name, role, reach.namespace, reach.service_account, policy)
 
         tls_policy: pulumi.Output[str] | None = None
         if any(service.internal_load_balancer for service in config.inference):
@@ -260,18 +252,13 @@ class GpuEnvironment(pulumi.ComponentResource):
                     kubeconfig=cluster.kubeconfig,
                     ready=[cluster, autoscaling, *deploy_path, *([sharing.addon] if sharing is not None else [])],
                     pools={**node_pools, **spot_groups},
-                    training_identities=[training_role] if training_role is not None else [],
-                    checkpoint_role=training_role.role_name if training_role is not None else None,
                     driver_version=ACK_NVIDIA_DRIVER_VERSION,
                     model_bucket=model_bucket,
-                    inference_identities=dict(inference_roles),
-                    inference_roles={service: role.role_name for service, role in inference_roles.items()},
                     inference_tls_policy=tls_policy,
                     checkpoint_uri=pulumi.Output.concat("oss://", model_bucket) if model_bucket is not None else None,
-                    job_identities=dict(job_roles),
-                    job_roles={job: role.role_name for job, role in job_roles.items()},
                     load_balancer_zone_maps=zone_maps,
                     volume_key=key.key_id,
+                    **handle_fields(bucket_roles, {reach: r.role_name for reach, r in bucket_roles.items()}),
                 ),
             ),
             opts=pulumi.ResourceOptions(parent=self),
@@ -399,6 +386,19 @@ class GpuEnvironment(pulumi.ComponentResource):
             opts=was_top_level(self),
         )
         return [peering, rule]
+
+
+_ROLE_BASES = {AccessKind.MODEL: "{}-inference", AccessKind.TRAINING: "gpu-training", AccessKind.JOB: "{}-checkpoints"}
+"""The base of each RRSA role's name by what it reaches (with the access's name)."""
+
+
+def _bucket_policy(access: BucketAccess, account_id: str, region: str, bucket_name: str) -> str:
+    """The RAM policy of ``access``'s role in the bucket ``bucket_name``."""
+    if access.kind is AccessKind.MODEL:
+        return model_read_policy(account_id, region, bucket_name, access.prefix)
+    if access.kind is AccessKind.JOB:
+        return job_checkpoint_policy(account_id, region, bucket_name, access.prefix)
+    return checkpoint_policy(account_id, region, bucket_name)
 
 
 def _region_provider(opts: pulumi.ResourceOptions | None) -> pulumi.ProviderResource | None:

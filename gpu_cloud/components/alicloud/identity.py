@@ -64,8 +64,9 @@ class RrsaRoleArgs:
     """The cluster's RRSA OIDC provider in RAM (GpuCluster.rrsa_oidc_provider_arn)."""
     oidc_issuer_url: pulumi.Input[str]
     """The cluster's RRSA OIDC issuer (GpuCluster.rrsa_oidc_issuer_url)."""
-    policy_document: str
-    """The role's permissions (e.g. :func:`checkpoint_policy`), readable before anything exists."""
+    policy_document: pulumi.Input[str]
+    """The role's permissions (e.g. :func:`checkpoint_policy`, readable before anything exists; or a document built
+    from another resource's outputs)."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """Tags on the role and its policy."""
 
@@ -75,7 +76,7 @@ class RrsaRole(pulumi.ComponentResource):
 
     Children: ``<name>-role``, ``<name>-policy``, ``<name>-policy-attachment``. The trust policy names the cluster's
     OIDC provider, which ACK creates with the cluster (``ack-rrsa-<cluster id>``): it is known once the cluster
-    exists, not in a preview of a new stack. The permission policy is plain text.
+    exists, not in a preview of a new stack.
     """
 
     role_name: str

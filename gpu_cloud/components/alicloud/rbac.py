@@ -105,8 +105,8 @@ class GpuAdminAccessArgs:
     """Who may assume gpu-admin and gpu-user, and the GPU namespaces."""
     cluster_id: pulumi.Input[str]
     """The ACK cluster the Kubernetes permissions are granted on."""
-    cluster_name: str
-    """The cluster's name (GpuCluster.cluster_name), the value of its scoping tag."""
+    cluster_name: pulumi.Input[str]
+    """The cluster's name (GpuCluster.cluster_name, or another stack's), the value of its scoping tag."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """Tags on the roles and policies."""
     cluster_roles: Sequence[pulumi.Resource] = ()
@@ -165,12 +165,12 @@ class GpuAdminAccess(pulumi.ComponentResource):
         self, base: str, principals: Sequence[str], actions: Sequence[str], args: GpuAdminAccessArgs
     ) -> tuple[alicloud.ram.Role, alicloud.ram.RolePolicyAttachment]:
         """The RAM role ``<base>-<stack>`` (resource ``base``) and its policy ``<base>-policy``."""
-        cluster_name = args.cluster_name
+        cluster_name = pulumi.Output.from_input(args.cluster_name)
         role_name = physical_name(RAM_ROLE, base)
         role = alicloud.ram.Role(
             base,
             role_name=role_name,
-            description=f"{role_name}: GPU scheduling on ACK cluster {cluster_name}",
+            description=pulumi.Output.concat(role_name, ": GPU scheduling on ACK cluster ", cluster_name),
             assume_role_policy_document=trust_policy(principals),
             tags=dict(args.tags),
             opts=child_options(self),
@@ -180,8 +180,8 @@ class GpuAdminAccess(pulumi.ComponentResource):
             self,
             role,
             role_name,
-            f"{role_name} on ACK cluster {cluster_name} only",
-            scoped_policy(actions, cluster_name),
+            pulumi.Output.concat(role_name, " on ACK cluster ", cluster_name, " only"),
+            cluster_name.apply(lambda cluster: scoped_policy(actions, cluster)),
             args.tags,
         )
         return role, attached

@@ -31,8 +31,8 @@ version management of a bucket)."""
 
 
 # The start of an OSS bucket name (components.naming.OSS_BUCKET): lower-case letters, digits and hyphens, starting with
-# a letter or digit; short enough that the stack and the account id usually fit behind it.
-_NAME_PREFIX = re.compile(r"^[a-z0-9][a-z0-9-]{0,30}$")
+# a letter or digit; a whole name too long for OSS is fitted (components.naming.fit).
+_NAME_PREFIX = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _ACCOUNT_ID = re.compile(r"^[0-9]+$")
 
 
@@ -70,7 +70,7 @@ class CheckpointBucket(pulumi.ComponentResource):
     def __init__(self, name: str, args: CheckpointBucketArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         problems = []
         if not _NAME_PREFIX.match(args.name_prefix):
-            rule = "not an OSS bucket name start (a-z, 0-9, -; at most 31 characters)"
+            rule = "not an OSS bucket name start (a-z, 0-9, -)"
             problems.append(Problem("namePrefix", rule, args.name_prefix))
         if not _ACCOUNT_ID.match(args.account_id):
             problems.append(Problem("accountId", "not an Alibaba Cloud account id (digits)", args.account_id))

@@ -15,6 +15,7 @@ from gpu_cloud.components.aws._iam import Account, account_of, document, managed
 from gpu_cloud.components.aws._node_group import NodeGroupPlan, NodeGroupTarget, declare_node_group, declare_node_role
 from gpu_cloud.components.aws.kms import key_use_statement
 from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.inputs import checked, known_problems
 from gpu_cloud.components.naming import EKS_CLUSTER, physical_name
 from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import (
@@ -81,8 +82,9 @@ class GpuClusterArgs:
     """Private subnets of the control plane's network interfaces (at least two zones)."""
     kms_key_arn: pulumi.Input[str]
     """The KMS key for secrets envelope encryption and the control-plane log group."""
-    kms_key_alias: str
-    """That key's alias (``alias/...``): the cluster role's policy selects the key by it."""
+    kms_key_alias: pulumi.Input[str]
+    """That key's alias (``alias/...``; e.g. another resource's ``name``): the cluster role's policy selects the key
+    by it."""
     protect: bool = True
     """Protected environments (StackConfig.protect_stateful): EKS deletion protection and Pulumi ``protect`` on the
     control plane, which holds etcd (every Kubernetes object); the caller's ``protect`` option wins
@@ -151,7 +153,9 @@ class GpuCluster(pulumi.ComponentResource):
         key_policy = aws.iam.RolePolicy(
             f"{name}-cluster-kms",
             role=role.id,
-            policy=account.apply(lambda a: document(key_use_statement(a, args.kms_key_alias, _SECRETS_KEY_ACTIONS))),
+            policy=pulumi.Output.all(account, checked("kmsKeyAlias", args.kms_key_alias, _is_alias, _NOT_ALIAS)).apply(
+                lambda v: document(key_use_statement(v[0], v[1], _SECRETS_KEY_ACTIONS))
+            ),
             opts=child,
         )
         # EKS writes control-plane logs to this fixed group name; declaring it first sets retention and the key.
@@ -315,6 +319,13 @@ def kubeconfig(name: str, endpoint: str, certificate_authority: str | None, acco
     )
 
 
+_NOT_ALIAS = "not an alias name (alias/...)"
+
+
+def _is_alias(name: str) -> bool:
+    return name.startswith("alias/")
+
+
 def _check(args: GpuClusterArgs) -> dict[str, str | None]:
     problems: list[Problem] = []
     version = args.spec.kubernetes_version
@@ -324,8 +335,7 @@ def _check(args: GpuClusterArgs) -> dict[str, str | None]:
     if len(args.subnet_ids) < 2:
         problems.append(Problem("subnetIds", "EKS needs subnets in at least two zones", len(args.subnet_ids)))
     problems += system_pool_problems(Cloud.AWS, args.spec)
-    if not args.kms_key_alias.startswith("alias/"):
-        problems.append(Problem("kmsKeyAlias", "not an alias name (alias/...)", args.kms_key_alias))
+    problems += known_problems("kmsKeyAlias", args.kms_key_alias, _is_alias, _NOT_ALIAS)
     if problems:
         raise ConfigError(problems)
     return {**EKS_ADDON_VERSIONS[version], **EKS_NODE_MONITORING_AGENT_ADDON}

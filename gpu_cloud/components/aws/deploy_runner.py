@@ -156,6 +156,7 @@ class DeployRunnerArgs:
     """The policy pack's config in the source (``pulumi --policy-pack-config``), e.g. naming the deployer roles the
     pack's rbac-least-privilege accepts as cluster administrators; none when empty."""
     log_retention_days: int = 90
+    """Days CloudWatch Logs keeps the build logs."""
 
 
 class DeployRunner(pulumi.ComponentResource):

@@ -32,6 +32,7 @@ from gpu_cloud.components.aws.expander import expander_priorities
 from gpu_cloud.components.aws.identity import (
     PodIdentityRole,
     PodIdentityRoleArgs,
+    Statements,
     checkpoint_statements,
     cluster_autoscaler_statements,
     job_checkpoint_statements,
@@ -59,16 +60,15 @@ from gpu_cloud.components.k8s.addons import (
     MONITORING_NAMESPACE,
     SYSTEM_NAMESPACE,
 )
+from gpu_cloud.components.k8s.bucket_access import AccessKind, BucketAccess, bucket_accesses, handle_fields
 from gpu_cloud.components.k8s.layer import (
-    INFERENCE_NAMESPACE,
     ClusterHandle,
     KubernetesLayer,
     KubernetesLayerArgs,
     layer_problems,
 )
-from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from gpu_cloud.components.moved import was_top_level
-from gpu_cloud.components.naming import EKS_CLUSTER, physical_name
+from gpu_cloud.components.naming import EKS_CLUSTER, owned_base, physical_name
 from gpu_cloud.components.outputs import common_outputs
 from gpu_cloud.components.spec import (
     ConfigError,
@@ -84,10 +84,8 @@ from gpu_cloud.components.spec import (
 __all__ = ["CHECKPOINT_PREFIX", "GpuEnvironment", "GpuEnvironmentArgs"]
 
 CHECKPOINT_PREFIX = "gpucloud-ckpt"
-"""The name prefix of the environment's checkpoint bucket (``components.aws.storage``)."""
-
-CLUSTER_BASE = "gpu"
-"""The base of the EKS cluster's physical name: the cluster is ``gpu-<stack>`` (components.naming)."""
+"""The name prefix of the checkpoint bucket of an environment named after its stack (``components.aws.storage``;
+another environment's is ``<name>-gpucloud-ckpt``)."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +119,8 @@ class GpuEnvironment(pulumi.ComponentResource):
 
     Children are named ``<name>-<part>`` (``name`` is the environment's name in ``gpucloud plan`` and ``stacks/``).
     Resources that were at the top of the stack before 0.2 keep their URNs through aliases (components.moved).
+    Account-unique physical names are ``<name>-<part>-<stack>`` (``<part>-<stack>`` for an environment named after its
+    stack, the names before 0.2): components.naming.owned_base.
     """
 
     kms_key: KmsKey
@@ -153,12 +153,13 @@ class GpuEnvironment(pulumi.ComponentResource):
         super().__init__("gpucloud:aws:GpuEnvironment", name, None, opts)
         outputs: dict[str, Any] = {}
         on_karpenter = config.node_provisioner is NodeProvisioner.KARPENTER
-        cluster_name = physical_name(EKS_CLUSTER, CLUSTER_BASE)
+        cluster_base = owned_base(name, "gpu")
+        cluster_name = physical_name(EKS_CLUSTER, cluster_base)  # Karpenter's names need it before the cluster
         key = KmsKey(
             f"{name}-kms",
             KmsKeyArgs(
                 spec=config.kms,
-                alias="gpucloud",
+                alias=owned_base(name, "gpucloud"),
                 protect=config.protect_stateful,
                 event_queues=(karpenter_names(f"{name}-karpenter").queue,) if on_karpenter else (),
             ),
@@ -182,8 +183,7 @@ class GpuEnvironment(pulumi.ComponentResource):
                 kms_key_alias=key.alias_name,
                 protect=config.protect_stateful,
                 tags=dict(config.tags),
-                # Physical names carry the stack (components.naming): the EKS cluster is gpu-<stack>.
-                cluster_name=CLUSTER_BASE,
+                cluster_name=cluster_base,
                 admin_role_arns=list(args.admin_role_arns),
             ),
             opts=was_top_level(self),
@@ -216,7 +216,9 @@ class GpuEnvironment(pulumi.ComponentResource):
                 eks_names.append(group.fallback_node_group_name)
         access = GpuAdminAccess(
             f"{name}-access",
-            GpuAdminAccessArgs(spec=config.access, cluster_name=cluster.cluster_name),
+            GpuAdminAccessArgs(
+                spec=config.access, cluster_name=cluster.cluster_name, role_base=owned_base(name, "gpu")
+            ),
             opts=was_top_level(self),
         )
 
@@ -242,36 +244,25 @@ class GpuEnvironment(pulumi.ComponentResource):
             addon_identities.append(
                 identity("alertmanager", MONITORING_NAMESPACE, ALERTMANAGER_SERVICE_ACCOUNT, statements)
             )
-        training_identities: list[pulumi.Resource] = []
-        job_identities: dict[str, pulumi.Resource] = {}
-        inference_identities: dict[str, pulumi.Resource] = {}
+        bucket_identities: dict[BucketAccess, pulumi.Resource] = {}
         bucket: CheckpointBucket | None = None
+        prefix = owned_base(name, CHECKPOINT_PREFIX)
         if config.checkpoint_bucket is not None:
             bucket = CheckpointBucket(
                 f"{name}-checkpoints",
                 CheckpointBucketArgs(
                     spec=config.checkpoint_bucket,
                     kms_key_arn=key.key_arn,
-                    name_prefix=CHECKPOINT_PREFIX,
+                    name_prefix=prefix,
                     protect=config.protect_stateful,
                 ),
                 opts=was_top_level(self),
             )
             outputs["checkpointBucket"] = bucket.bucket_name
-            # Each inference service's pods read only their model, through their own ServiceAccount.
-            for service in config.inference:
-                statements = model_read_statements(CHECKPOINT_PREFIX, key.alias_name, service.model_source)
-                inference_identities[service.name] = identity(
-                    service.name, INFERENCE_NAMESPACE, service.name, statements
-                )
-            if config.training is not None:
-                namespace = config.training.namespace
-                statements = checkpoint_statements(CHECKPOINT_PREFIX, key.alias_name)
-                training_identities.append(identity("training", namespace, TRAINING_SERVICE_ACCOUNT, statements))
-                # Each training job reaches only its own checkpoint prefix, through its own ServiceAccount.
-                for job in config.training.jobs:
-                    statements = job_checkpoint_statements(CHECKPOINT_PREFIX, key.alias_name, job.checkpoint_prefix)
-                    job_identities[job.name] = identity(job.name, namespace, job.name, statements)
+            # Each ServiceAccount that reaches the bucket reaches only its part, through its own role.
+            for reach in bucket_accesses(config):
+                statements = _bucket_statements(reach, prefix, key.alias_name)
+                bucket_identities[reach] = identity(reach.name, reach.namespace, reach.service_account, statements)
         if config.peering is not None:
             outputs |= self._peer(name, args, config.peering, network)
         deploy_path = self._deploy_path(name, args, network, cluster)
@@ -313,13 +304,11 @@ class GpuEnvironment(pulumi.ComponentResource):
                     cluster_name=cluster.cluster_name,
                     expander_priorities=expander_priorities(() if on_karpenter else config.spot_groups),
                     addon_identities=addon_identities,
-                    training_identities=training_identities,
                     model_bucket=model_bucket,
-                    inference_identities=inference_identities,
                     checkpoint_uri=pulumi.Output.concat("s3://", model_bucket) if model_bucket is not None else None,
-                    job_identities=job_identities,
                     client_cidrs=clients,
                     volume_key=key.key_arn,
+                    **handle_fields(bucket_identities, role_names=None),
                 ),
             ),
             opts=pulumi.ResourceOptions(parent=self),
@@ -356,7 +345,7 @@ class GpuEnvironment(pulumi.ComponentResource):
                 f"{name}-peer-kms",
                 KmsKeyArgs(
                     spec=config.kms,
-                    alias="gpucloud-peer",
+                    alias=owned_base(name, "gpucloud-peer"),
                     protect=config.protect_stateful,
                     autoscaling_volumes=False,
                 ),
@@ -472,6 +461,15 @@ class GpuEnvironment(pulumi.ComponentResource):
             opts=was_top_level(self),
         )
         return [peering, rule]
+
+
+def _bucket_statements(access: BucketAccess, bucket_prefix: str, key_alias: str) -> Statements:
+    """The statements of ``access``'s role in the CheckpointBucket of ``bucket_prefix``, whose key is ``key_alias``."""
+    if access.kind is AccessKind.MODEL:
+        return model_read_statements(bucket_prefix, key_alias, access.prefix)
+    if access.kind is AccessKind.JOB:
+        return job_checkpoint_statements(bucket_prefix, key_alias, access.prefix)
+    return checkpoint_statements(bucket_prefix, key_alias)
 
 
 def _check(args: GpuEnvironmentArgs) -> None:

@@ -92,12 +92,12 @@ parser.go ``Source``/``DetailType`` at v1.14.1)."""
 INTERRUPTION_QUEUE_RETENTION_SECONDS = 300
 """The guide's ``MessageRetentionPeriod``: an interruption notice older than five minutes is past acting on."""
 
-SQS_QUEUE = NameRule(80, "A-Za-z0-9_-")
+SQS_QUEUE = NameRule("aws:sqs/queue:Queue", 80, "A-Za-z0-9_-")
 """SQS CreateQueue ``QueueName``: "up to 80 characters", "alphanumeric characters, hyphens (-), and underscores (_)"
 (botocore 1.44.8 sqs service model)."""
-EVENT_RULE = NameRule(64, "A-Za-z0-9._-")
+EVENT_RULE = NameRule("aws:cloudwatch/eventRule:EventRule", 64, "A-Za-z0-9._-")
 """EventBridge ``RuleName``: 1-64 characters ``[\\.\\-_A-Za-z0-9]+`` (botocore 1.44.8 events service model)."""
-INSTANCE_PROFILE = NameRule(128, "A-Za-z0-9_+=,.@-")
+INSTANCE_PROFILE = NameRule("aws:iam/instanceProfile:InstanceProfile", 128, "A-Za-z0-9_+=,.@-")
 """IAM ``instanceProfileNameType``: 1-128 characters ``[\\w+=,.@-]+`` (botocore 1.44.8 iam service model)."""
 
 OMITTED_STATEMENTS: Final[Mapping[str, str]] = {

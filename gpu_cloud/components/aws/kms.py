@@ -10,6 +10,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpu_cloud.components.aws._iam import Account, account_of, document
+from gpu_cloud.components.inputs import checked, known_problems
 from gpu_cloud.components.naming import AWS_KMS_ALIAS, physical_name
 from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import AWS_ROTATION_DAYS, ConfigError, KmsKeySpec, Problem
@@ -71,6 +72,7 @@ _ADMIN_ACTIONS = sorted(
 
 _ALIAS = re.compile(r"^[a-zA-Z0-9/_-]{1,250}$")
 _ROLE_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:role/[\w+=,.@/-]+$")
+_NOT_ROLE_ARN = "not an IAM role ARN"
 
 
 @dataclass(frozen=True)
@@ -79,14 +81,15 @@ class KmsKeyArgs:
 
     spec: KmsKeySpec
     """Rotation and deletion window."""
-    alias: str
+    alias: str | None = None
     """The base of the alias, e.g. ``gpucloud``: the alias is ``alias/<alias>-<stack>`` (components.naming), known
-    before deployment; IAM policies select the key by it."""
+    before deployment; IAM policies select the key by it. Defaults to the component's name."""
     protect: bool = True
     """Protect the key and retain it when removed from the program (StackConfig.protect_stateful); the caller's
     ``protect``/``retain_on_delete`` options win (components.protection)."""
-    user_role_arns: Sequence[str] = ()
-    """IAM roles (existing when the key is created) that may encrypt and decrypt with the key."""
+    user_role_arns: Sequence[pulumi.Input[str]] = ()
+    """IAM roles (existing when the key is created, e.g. another resource's ``arn``) that may encrypt and decrypt
+    with the key."""
     autoscaling_volumes: bool = True
     """Let EC2 Auto Scaling encrypt node volumes with the key (managed node groups with a KMS root volume)."""
     cloudwatch_logs: bool = True
@@ -111,21 +114,25 @@ class KmsKey(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: KmsKeyArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         _check(args)
+        alias = args.alias or name
         super().__init__("gpucloud:aws:KmsKey", name, None, opts)
         account = account_of(self)
         guard = protection(self, opts, args.protect)
+        users = [
+            checked(f"userRoleArns.{i}", arn, _is_role_arn, _NOT_ROLE_ARN) for i, arn in enumerate(args.user_role_arns)
+        ]
         key = aws.kms.Key(
             f"{name}-key",
-            description=f"gpu-cloud {args.alias}: secrets, volumes, logs and checkpoints",
+            description=f"gpu-cloud {alias}: secrets, volumes, logs and checkpoints",
             customer_master_key_spec="SYMMETRIC_DEFAULT",
             key_usage="ENCRYPT_DECRYPT",
             enable_key_rotation=True,
             rotation_period_in_days=args.spec.rotation_days,
             deletion_window_in_days=args.spec.deletion_window_days,
-            policy=account.apply(lambda a: key_policy(a, args)),
+            policy=pulumi.Output.all(account, *users).apply(lambda v: key_policy(v[0], args, v[1:])),
             opts=pulumi.ResourceOptions(parent=self, protect=guard.protect, retain_on_delete=guard.retain_stateful),
         )
-        self.alias_name = f"alias/{physical_name(AWS_KMS_ALIAS, args.alias)}"
+        self.alias_name = f"alias/{physical_name(AWS_KMS_ALIAS, alias)}"
         aws.kms.Alias(
             f"{name}-alias", name=self.alias_name, target_key_id=key.key_id, opts=pulumi.ResourceOptions(parent=self)
         )
@@ -143,19 +150,25 @@ def _check(args: KmsKeyArgs) -> None:
         problems.append(
             Problem("alicloudKmsInstanceId", "is an Alibaba Cloud-only setting", args.spec.alicloud_kms_instance_id)
         )
-    if not _ALIAS.match(args.alias) or args.alias.startswith("aws/"):
-        problems.append(Problem("alias", "not a KMS alias name (letters, digits, /_-; not aws/)", args.alias))
-    problems += [
-        Problem(f"userRoleArns.{i}", "not an IAM role ARN", arn)
-        for i, arn in enumerate(args.user_role_arns)
-        if not _ROLE_ARN.match(arn)
-    ]
+    alias: object = args.alias
+    if isinstance(alias, pulumi.Output):
+        message = "a name is plain text known when the program runs (IAM policies name the alias beforehand)"
+        problems.append(Problem("alias", message, "Output"))
+    elif alias is not None and (not isinstance(alias, str) or not _ALIAS.match(alias) or alias.startswith("aws/")):
+        problems.append(Problem("alias", "not a KMS alias name (letters, digits, /_-; not aws/)", alias))
+    for i, arn in enumerate(args.user_role_arns):
+        problems += known_problems(f"userRoleArns.{i}", arn, _is_role_arn, _NOT_ROLE_ARN)
     if problems:
         raise ConfigError(problems)
 
 
-def key_policy(account: Account, args: KmsKeyArgs) -> str:
-    """The key policy: the account administers; named roles, Auto Scaling and CloudWatch Logs may use it."""
+def _is_role_arn(arn: str) -> bool:
+    return _ROLE_ARN.match(arn) is not None
+
+
+def key_policy(account: Account, args: KmsKeyArgs, user_role_arns: Sequence[str]) -> str:
+    """The key policy: the account administers; ``user_role_arns`` (the resolved ``args.user_role_arns``), Auto
+    Scaling and CloudWatch Logs may use it."""
     statements: list[dict[str, object]] = [
         # The account root principal makes IAM policies effective for the key (KMS Developer Guide, default
         # key policy: "Allows access to the AWS account and enables IAM policies").
@@ -167,7 +180,7 @@ def key_policy(account: Account, args: KmsKeyArgs) -> str:
             "Resource": "*",
         }
     ]
-    users = list(args.user_role_arns)
+    users = list(user_role_arns)
     if args.autoscaling_volumes:
         users.append(account.arn("iam", f"role/{AUTOSCALING_SERVICE_ROLE}", region=False))
     if users:

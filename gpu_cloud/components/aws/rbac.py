@@ -13,7 +13,7 @@ from gpu_cloud.components.aws._iam import Account, account_of, document, princip
 from gpu_cloud.components.naming import IAM_ROLE, physical_name
 from gpu_cloud.components.spec import AccessSpec, ConfigError, Problem
 
-__all__ = ["ADMIN_ACTIONS", "ADMIN_ROLE", "USER_ACTIONS", "USER_ROLE", "GpuAdminAccess", "GpuAdminAccessArgs"]
+__all__ = ["ADMIN_ACTIONS", "USER_ACTIONS", "GpuAdminAccess", "GpuAdminAccessArgs"]
 
 # Scheduling work on this cluster's node groups only (Service Authorization Reference, Amazon EKS: DescribeCluster
 # and ListNodegroups act on the cluster resource, DescribeNodegroup and UpdateNodegroupConfig on nodegroups).
@@ -26,12 +26,6 @@ USER_ACTIONS = (*_CLUSTER_READ, "eks:DescribeNodegroup")
 _ACCESS_ENTRY_TYPE = "STANDARD"
 """An IAM principal mapped to Kubernetes groups (EKS CreateAccessEntry type)."""
 
-ADMIN_ROLE = "gpu-admin"
-"""Base of the gpu-admin role's name, ``gpu-admin-<stack>`` (components.naming: IAM role names are unique in the
-account)."""
-USER_ROLE = "gpu-user"
-"""Base of the gpu-user role's name, ``gpu-user-<stack>``."""
-
 
 @dataclass(frozen=True)
 class GpuAdminAccessArgs:
@@ -41,12 +35,16 @@ class GpuAdminAccessArgs:
     """Who may assume gpu-admin and gpu-user."""
     cluster_name: pulumi.Input[str]
     """The EKS cluster (its name output, so access entries wait for it)."""
+    role_base: str | None = None
+    """The start of the roles' names, ``<roleBase>-admin-<stack>`` and ``<roleBase>-user-<stack>``
+    (components.naming: IAM role names are unique in the account); defaults to the component's name."""
 
 
 class GpuAdminAccess(pulumi.ComponentResource):
-    """IAM role ``gpu-admin-<stack>`` (scheduling only) and, with user principals, ``gpu-user-<stack>`` (read only;
-    components.naming), mapped to the Kubernetes groups labels.ADMIN_GROUP and labels.USER_GROUP by EKS access
-    entries. No EKS access policy is associated: what the groups may do in the cluster is the Kubernetes layer's RBAC.
+    """IAM role ``<roleBase>-admin-<stack>`` (scheduling only) and, with user principals, ``<roleBase>-user-<stack>``
+    (read only; components.naming), mapped to the Kubernetes groups labels.ADMIN_GROUP and labels.USER_GROUP by EKS
+    access entries. No EKS access policy is associated: what the groups may do in the cluster is the Kubernetes
+    layer's RBAC.
 
     Children: ``<name>-admin-role``, ``<name>-admin-policy``, ``<name>-admin-entry`` and, with user principals,
     ``<name>-user-role``, ``<name>-user-policy``, ``<name>-user-entry``.
@@ -59,12 +57,13 @@ class GpuAdminAccess(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GpuAdminAccessArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         _check(args)
+        base = args.role_base or name
         super().__init__("gpucloud:aws:GpuAdminAccess", name, None, opts)
         account = account_of(self)
         scope = pulumi.Output.all(account, args.cluster_name)
         self.admin_role_arn = self._role(
             f"{name}-admin",
-            physical_name(IAM_ROLE, ADMIN_ROLE),
+            physical_name(IAM_ROLE, f"{base}-admin"),
             args.spec.admin_principals,
             scope.apply(lambda v: access_policy(v[0], v[1], ADMIN_ACTIONS)),
             labels.ADMIN_GROUP,
@@ -74,7 +73,7 @@ class GpuAdminAccess(pulumi.ComponentResource):
         if args.spec.user_principals:
             self.user_role_arn = self._role(
                 f"{name}-user",
-                physical_name(IAM_ROLE, USER_ROLE),
+                physical_name(IAM_ROLE, f"{base}-user"),
                 args.spec.user_principals,
                 scope.apply(lambda v: access_policy(v[0], v[1], USER_ACTIONS)),
                 labels.USER_GROUP,

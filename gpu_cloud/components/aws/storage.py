@@ -18,7 +18,8 @@ __all__ = ["CheckpointBucket", "CheckpointBucketArgs", "checkpoint_bucket_name"]
 MIN_TLS_VERSION = "1.3"
 """Requests over older TLS are denied (S3 User Guide, bucket policy condition key s3:TlsVersion)."""
 
-_NAME_PREFIX = re.compile(r"^[a-z0-9][a-z0-9-]{0,30}$")
+_NAME_PREFIX = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+"""The start of a bucket name (components.naming.S3_BUCKET); a whole name too long for S3 is fitted."""
 
 
 @dataclass(frozen=True)
@@ -29,9 +30,10 @@ class CheckpointBucketArgs:
     """Lifecycle of non-current checkpoint versions."""
     kms_key_arn: pulumi.Input[str]
     """The KMS key for SSE-KMS."""
-    name_prefix: str
+    name_prefix: str | None = None
     """Start of the bucket name ``<namePrefix>-<stack>-<account id>-<region>`` (components.naming), globally unique
-    and known before deployment (the bucket policy names it)."""
+    and known before deployment (the bucket policy and the workload identities name it); defaults to the component's
+    name."""
     protect: bool = True
     """Protect the bucket and retain it when removed from the program; the caller's ``protect``/``retain_on_delete``
     options win (components.protection)."""
@@ -47,19 +49,14 @@ class CheckpointBucket(pulumi.ComponentResource):
     """The bucket's ARN."""
 
     def __init__(self, name: str, args: CheckpointBucketArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        if not _NAME_PREFIX.match(args.name_prefix):
-            raise ConfigError(
-                [
-                    Problem(
-                        "namePrefix", "not a bucket name start (a-z, 0-9, -; at most 31 characters)", args.name_prefix
-                    )
-                ]
-            )
+        if args.name_prefix is not None and not _NAME_PREFIX.match(args.name_prefix):
+            raise ConfigError([Problem("namePrefix", "not a bucket name start (a-z, 0-9, -)", args.name_prefix)])
+        prefix = args.name_prefix or name
         super().__init__("gpucloud:aws:CheckpointBucket", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         account = account_of(self)
         guard = protection(self, opts, args.protect)
-        bucket_name = account.apply(lambda a: checkpoint_bucket_name(a, args.name_prefix))
+        bucket_name = account.apply(lambda a: checkpoint_bucket_name(a, prefix))
         bucket = aws.s3.Bucket(
             f"{name}-bucket",
             bucket=bucket_name,

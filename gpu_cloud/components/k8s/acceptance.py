@@ -262,8 +262,11 @@ class PoolAcceptanceTestArgs:
     """Inputs of :class:`PoolAcceptanceTest`: the pool, the training spec (namespace), the cloud."""
 
     pool: GpuNodePoolSpec | SpotGroupSpec
+    """The training pool (or spot group) to test."""
     training: TrainingSpec
+    """The training spec (the namespace the test runs in)."""
     cloud: Cloud
+    """The cluster's cloud."""
 
 
 class PoolAcceptanceTest(pulumi.ComponentResource):

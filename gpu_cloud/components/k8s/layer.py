@@ -76,7 +76,7 @@ class ClusterHandle:
     """The checkpoint bucket as a URI root (``s3://<bucket>`` or ``oss://<bucket>``), for training jobs."""
     job_identities: Mapping[str, pulumi.Resource] = field(default_factory=dict)
     """Per training job name, its own checkpoint identity (Pod Identity role or RRSA role component)."""
-    job_roles: Mapping[str, str] = field(default_factory=dict)
+    job_roles: Mapping[str, pulumi.Input[str]] = field(default_factory=dict)
     """ACK: per training job name, the RAM role its ServiceAccount names."""
     client_cidrs: Sequence[str] = ()
     """AWS: the networks the inference endpoints' clients are in (the VPC, a peered VPC): the internal NLBs open the

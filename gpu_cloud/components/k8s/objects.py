@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from importlib import resources
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pulumi_kubernetes import _utilities
 
 from gpu_cloud.components.versions import HelmChart
 
-__all__ = ["custom_object", "oci_release"]
+__all__ = ["KUBERNETES_PLUGIN_VERSION", "custom_object", "oci_release"]
+
+KUBERNETES_PLUGIN_VERSION: str = json.loads(
+    resources.files("pulumi_kubernetes").joinpath("pulumi-plugin.json").read_text(encoding="utf-8")
+)["version"]
+"""The Kubernetes provider plugin the installed pulumi_kubernetes SDK asks for: the version its published
+``pulumi-plugin.json`` names (what the SDK's own component analyzer reads for a package's plugin, pulumi 3.272
+``provider/experimental/analyzer.py`` ``get_dependency_for_type``), not its private ``_utilities.get_version()``."""
 
 
 def custom_object(resource_name: str, body: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
@@ -19,10 +27,11 @@ def custom_object(resource_name: str, body: Mapping[str, Any], opts: pulumi.Reso
 
     ``pulumi_kubernetes.apiextensions.CustomResource`` in Python takes only ``spec``, but Kueue's
     WorkloadPriorityClass has top-level ``value`` and ``description``; the Kubernetes provider takes any object whose
-    type token is ``kubernetes:<apiVersion>:<kind>`` (how that class registers its objects too).
+    type token is ``kubernetes:<apiVersion>:<kind>`` (how that class registers its objects too), from the plugin
+    version the SDK's own classes ask for.
     """
     token = f"kubernetes:{body['apiVersion']}:{body['kind']}"
-    version = pulumi.ResourceOptions(version=_utilities.get_version())  # type: ignore[no-untyped-call]
+    version = pulumi.ResourceOptions(version=KUBERNETES_PLUGIN_VERSION)
     return pulumi.CustomResource(token, resource_name, dict(body), pulumi.ResourceOptions.merge(opts, version))
 
 

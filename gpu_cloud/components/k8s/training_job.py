@@ -159,7 +159,7 @@ def declare_jobset(resource_name: str, manifest: dict[str, Any], opts: pulumi.Re
 
 
 def service_account_manifest(
-    job: TrainingJobSpec, training: TrainingSpec, cloud: Cloud, role: str | None
+    job: TrainingJobSpec, training: TrainingSpec, cloud: Cloud, role: pulumi.Input[str] | None
 ) -> dict[str, Any]:
     """The job's own ServiceAccount: its checkpoint identity (EKS Pod Identity association, or the RRSA annotation
     naming ``role`` on ACK)."""
@@ -325,7 +325,7 @@ class TrainingJobArgs:
     cloud: Cloud
     checkpoint_uri: pulumi.Input[str]
     region: str
-    role: str | None = None
+    role: pulumi.Input[str] | None = None
 
 
 class TrainingJob(pulumi.ComponentResource):

@@ -37,7 +37,7 @@ from gpu_cloud.components.spec.cluster import (
 )
 from gpu_cloud.components.spec.deploy import DeploySpec
 from gpu_cloud.components.spec.network import ACK_SERVICE_CIDR, EgressMode, NetworkSpec, PeeringSpec, SubnetSpec
-from gpu_cloud.components.spec.parse import load_stack_config, parse_stack_config, validation_problems
+from gpu_cloud.components.spec.parse import load_stack_config, parse_stack_config
 from gpu_cloud.components.spec.pools import (
     AwsCapacityReservationSpec,
     GpuNodePoolSpec,
@@ -55,6 +55,7 @@ from gpu_cloud.components.spec.problems import (
     Problem,
     StackConfigError,
     config_error,
+    validation_problems,
 )
 from gpu_cloud.components.spec.provisioner import NodeProvisioner
 from gpu_cloud.components.spec.stack import StackConfig, cloud_problems, item_check, stack_check

@@ -13,15 +13,15 @@ from pydantic import TypeAdapter, ValidationError
 
 from gpu_cloud.components.spec.problems import (
     CONFIG_NAMESPACE,
-    PROBLEMS_MARK,
     ConfigError,
     Problem,
     StackConfigError,
     config_error,
+    validation_problems,
 )
 from gpu_cloud.components.spec.stack import LIST_ITEMS, Parts, StackConfig, config_key
 
-__all__ = ["load_stack_config", "parse_stack_config", "validation_problems"]
+__all__ = ["load_stack_config", "parse_stack_config"]
 
 
 def _adapter(name: str) -> TypeAdapter[Any]:
@@ -88,29 +88,6 @@ def _validate(adapter: TypeAdapter[Any], value: Any, path: str, problems: list[P
         return _INVALID
 
 
-def validation_problems(err: ValidationError, root: str) -> list[Problem]:
-    """The problems of pydantic's ``err`` under config key ``root``: each error's field path and message, and the
-    problems a spec's validator carried through it (``problems.raise_problems``) split back out."""
-    problems: list[Problem] = []
-    for error in err.errors(include_url=False):
-        path = ".".join([root, *(str(part) for part in error["loc"])])
-        message = str(error["msg"]).removeprefix("Value error, ")
-        if PROBLEMS_MARK in message:
-            for sub_path, sub_message, value in json.loads(message.split(PROBLEMS_MARK, 1)[1]):
-                problems.append(Problem(".".join(p for p in (path, sub_path) if p), sub_message, value))
-        else:
-            problems.append(Problem(path, message[0].lower() + message[1:], _jsonable(error.get("input"))))
-    return problems
-
-
-def _jsonable(value: Any) -> Any:
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return value
-
-
 def load_stack_config() -> StackConfig:
     """Read and validate the current stack's config: every key in gpu-cloud's namespace (``gpu-cloud:*``).
 
@@ -122,7 +99,7 @@ def load_stack_config() -> StackConfig:
         StackConfigError: listing every problem, each path a full config key (``gpu-cloud:nodePools.0.name``).
     """
     prefix = f"{CONFIG_NAMESPACE}:"
-    keys = {k for k in {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()} if k.startswith(prefix)}
+    keys = {k for k in _given_keys() if k.startswith(prefix)}
     config = pulumi.Config(CONFIG_NAMESPACE)
     raw: dict[str, Any] = {}
     for key in sorted(keys):
@@ -138,6 +115,19 @@ def load_stack_config() -> StackConfig:
         return parse_stack_config(raw)
     except ConfigError as err:
         raise config_error(err.problems) from None
+
+
+def _given_keys() -> set[str]:
+    """Every config key the program was given, so that an unknown key of gpu-cloud's namespace (a typo) is a problem.
+
+    The SDK has no public reader of them all. The Pulumi CLI passes them in the ``PULUMI_CONFIG`` environment variable,
+    which the public ``pulumi.runtime.get_config_env()`` reads; a host that sets them with the public
+    ``pulumi.runtime.set_all_config`` (``gpucloud plan``, a component provider's construct: pulumi 3.272
+    ``provider/server.py``) stores them in ``pulumi.runtime.config.CONFIG``, which is read here as the SDK's own
+    ``get_config`` reads it (``runtime/config.py``). tests/components/test_config_keys.py covers both paths and fails
+    if the SDK stops keeping them there.
+    """
+    return {*runtime_config.get_config_env(), *runtime_config.CONFIG.get()}
 
 
 def _decode(text: str) -> Any:

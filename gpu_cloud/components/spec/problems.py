@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
+import pulumi
+from pydantic import BaseModel, ValidationError
 
 __all__ = [
     "CONFIG_NAMESPACE",
@@ -21,6 +22,7 @@ __all__ = [
     "given",
     "raise_problems",
     "show",
+    "validation_problems",
 ]
 
 
@@ -74,6 +76,33 @@ def raise_problems(problems: list[Problem]) -> None:
     """
     if problems:
         raise ValueError(PROBLEMS_MARK + json.dumps([[p.path, p.message, show(p.value)] for p in problems]))
+
+
+def validation_problems(err: ValidationError, root: str = "") -> list[Problem]:
+    """The problems of pydantic's ``err`` under the field path ``root``: each error's field path and message, and the
+    problems a spec's validator carried through it (:func:`raise_problems`) split back out."""
+    problems: list[Problem] = []
+    for error in err.errors(include_url=False):
+        path = ".".join([*([root] if root else []), *(str(part) for part in error["loc"])])
+        message = str(error["msg"]).removeprefix("Value error, ")
+        given_value = error.get("input")
+        if PROBLEMS_MARK in message:
+            for sub_path, sub_message, value in json.loads(message.split(PROBLEMS_MARK, 1)[1]):
+                problems.append(Problem(".".join(p for p in (path, sub_path) if p), sub_message, value))
+        elif isinstance(given_value, pulumi.Output):
+            message = "a pulumi Output: spec fields are plain values known when the program runs (a value from another"
+            problems.append(Problem(path, f"{message} resource goes in the component's Args)", "Output"))
+        else:
+            problems.append(Problem(path, message[0].lower() + message[1:], _jsonable(given_value)))
+    return problems
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return value
 
 
 SECRET_SHOWN = "[secret]"
