@@ -111,7 +111,7 @@ def test_system_pool_is_untainted_cpu_capacity_without_gpu_labels() -> None:
     pool = _system_pool()
     assert pool["nodePoolName"] == "system"
     assert pool["instanceTypes"] == ["ecs.g7.xlarge"]
-    assert pool["imageType"] == "AliyunLinux3"
+    assert pool["imageType"] == "AliyunLinux3ContainerOptimized"
     assert pool["instanceChargeType"] == "PostPaid"
     assert pool["vswitchIds"] == ["vsw-h", "vsw-i"]
     assert pool["labels"] == [
@@ -136,7 +136,7 @@ def test_system_pool_types_and_sizes_come_from_the_spec() -> None:
         kubernetes_version="1.35", system_instance_types=("ecs.g8y.xlarge",), system_min_size=3, system_max_size=5
     )
     pool = _system_pool(spec)
-    assert (pool["instanceTypes"], pool["imageType"]) == (["ecs.g8y.xlarge"], "AliyunLinux3Arm64")
+    assert (pool["instanceTypes"], pool["imageType"]) == (["ecs.g8y.xlarge"], "AliyunLinux4ContainerOptimizedArm64")
     # ACK: a fixed systemMinSize nodes (systemMaxSize bounds the EKS system group only).
     assert pool["desiredSize"] == "3"
 

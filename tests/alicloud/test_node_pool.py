@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
+import re
+
+import pulumi_alicloud as alicloud
+
 from gpu_cloud.components import labels
 from gpu_cloud.components.alicloud import GpuNodePool, GpuNodePoolArgs, GpuSharing, GpuSharingArgs
+from gpu_cloud.components.alicloud._pool import CGROUP_V1_REMOVED, CGROUP_V2_IMAGE_TYPES, IMAGE_TYPES
 from gpu_cloud.components.spec import GpuNodePoolSpec
-from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
+from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES, ACK_NVIDIA_DRIVER_VERSION
 from tests.alicloud.support import (
     INFERENCE_POOL,
     VSWITCHES,
@@ -40,12 +46,30 @@ def _pool(spec: GpuNodePoolSpec = INFERENCE_POOL, sharing: bool = False) -> dict
     return one(plan, POOL).inputs
 
 
-def test_pool_uses_the_spec_types_on_pay_as_you_go_alinux3_nodes() -> None:
+def test_pool_uses_the_spec_types_on_pay_as_you_go_container_optimized_alinux3_nodes() -> None:
     inputs = _pool()
     assert inputs["nodePoolName"] == "inference"
     assert inputs["clusterId"] == "c-123"
     assert inputs["instanceTypes"] == ["ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge"]
-    assert (inputs["instanceChargeType"], inputs["imageType"]) == ("PostPaid", "AliyunLinux3")
+    assert (inputs["instanceChargeType"], inputs["imageType"]) == ("PostPaid", "AliyunLinux3ContainerOptimized")
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def test_every_pinned_ack_release_from_1_35_on_gets_a_cgroup_v2_image_the_provider_accepts() -> None:
+    # ACK 1.35: "the kubelet will not start" on cgroup v1 (_pool.CGROUP_V1_REMOVED); only the container-optimized
+    # Alinux images run cgroup v2 by default (_pool.IMAGE_TYPES cites the sources). The provider's own list of
+    # image types is the cs.NodePool image_type docstring of the installed pulumi-alicloud.
+    doc = inspect.getdoc(alicloud.cs.NodePoolArgs.__init__) or ""
+    accepted = set(re.findall(r"- `(\w+)`\s*[:\uff1a]", doc.split(" image_type:")[1].split(":param")[0]))
+    assert {"AliyunLinux3", "AliyunLinux3ContainerOptimized", "AliyunLinux4ContainerOptimizedArm64"} <= accepted
+    newer = [v for v in ACK_KUBERNETES_RELEASES if _minor(v) >= _minor(CGROUP_V1_REMOVED)]
+    assert newer == sorted(ACK_KUBERNETES_RELEASES)  # every pinned minor is past cgroup v1
+    for arch, image in IMAGE_TYPES.items():
+        assert image in CGROUP_V2_IMAGE_TYPES, (arch, image)
+        assert image in accepted, (arch, image)
 
 
 def test_nodes_have_no_public_ip() -> None:
