@@ -76,6 +76,18 @@ def test_each_vswitch_gets_an_snat_entry_through_the_eip_after_it_is_bound() -> 
     assert all(association in e.dependencies for e in entries)
 
 
+def test_the_networks_egress_is_its_snat_entries_and_none_without_nat() -> None:
+    found: list[list[str]] = []
+
+    def program(spec=NETWORK) -> None:  # type: ignore[no-untyped-def]
+        network = PrivateNetwork("net", PrivateNetworkArgs(spec=spec, tags=TAGS))
+        found.append([r._name for r in network.egress])  # type: ignore[attr-defined]
+
+    plan_of(program)
+    plan_of(lambda: program(NETWORK.model_copy(update={"egress": EgressMode.ENDPOINTS_ONLY})))
+    assert found == [["net-snat-0", "net-snat-1"], []]
+
+
 def test_no_dnat_entry_is_ever_created() -> None:
     assert of_type(_plan(), "alicloud:vpc/forwardEntry:ForwardEntry") == []
 

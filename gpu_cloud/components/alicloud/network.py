@@ -60,6 +60,8 @@ class PrivateNetwork(pulumi.ComponentResource):
     """The vswitch ids of each zone."""
     egress_ip: pulumi.Output[str] | None
     """The NAT gateway's public IP (NAT egress only)."""
+    egress: list[pulumi.Resource]
+    """The SNAT entries that give each vswitch its route out (empty without NAT egress): what a cluster waits for."""
 
     def __init__(self, name: str, args: PrivateNetworkArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.spec
@@ -94,6 +96,7 @@ class PrivateNetwork(pulumi.ComponentResource):
         for subnet, vswitch in zip(spec.private_subnets, vswitches, strict=True):
             self.vswitch_ids_by_zone.setdefault(subnet.zone, []).append(vswitch.id)
         self.egress_ip = None
+        self.egress = []
         if spec.egress is EgressMode.NAT:
             self.egress_ip = self._snat_egress(name, vpc, vswitches, tags)
         self.register_outputs(
@@ -135,7 +138,7 @@ class PrivateNetwork(pulumi.ComponentResource):
             opts=child_options(self),
         )
         for i, vswitch in enumerate(vswitches):
-            alicloud.vpc.SnatEntry(
+            entry = alicloud.vpc.SnatEntry(
                 f"{name}-snat-{i}",
                 snat_entry_name=f"{name}-snat-{i}",
                 snat_table_id=nat.snat_table_ids,
@@ -144,4 +147,5 @@ class PrivateNetwork(pulumi.ComponentResource):
                 # The EIP must be bound to the gateway before an SNAT entry can use it.
                 opts=child_options(self, depends_on=[association]),
             )
+            self.egress.append(entry)
         return eip.ip_address
