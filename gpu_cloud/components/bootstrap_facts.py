@@ -25,3 +25,6 @@ AUTOSCALING_SERVICE_ROLE_ARN = PREFIX + "autoscaling-service-role-arn"
 """AWS: the Auto Scaling service-linked role the environments' key policies name (String)."""
 KMS_INSTANCE_ID = PREFIX + "kms-instance-id"
 """Alibaba Cloud: the software KMS instance the environments' keys live in (String)."""
+DEPLOYER_ROLE_ARNS = PREFIX + "deployer-role-arns"
+"""The roles that run ``pulumi up`` for the environments (StringList, comma-separated): each is made a cluster
+administrator of every environment (ACK RBAC / EKS access entries)."""
