@@ -231,7 +231,7 @@ def build(config: BootstrapConfig) -> None:
     invoke = pulumi.InvokeOptions(provider=provider)
     tags = dict(config.tags)
     account_id = alicloud.get_caller_identity(opts=invoke).account_id
-    ack_status = alicloud_prerequisites.create(provider, tags)
+    activated = alicloud_prerequisites.create(provider, tags)
     spec = config.runner_network
     network = PrivateNetwork("runner-network", PrivateNetworkArgs(spec=spec, tags=tags), opts)
 
@@ -378,7 +378,8 @@ def build(config: BootstrapConfig) -> None:
     pulumi.export("runnerInstanceId", runner.id)
     pulumi.export("runnerCommandId", command.id)
     pulumi.export("kmsInstanceId", instance.id)
-    pulumi.export("ackServiceStatus", ack_status)
+    pulumi.export("ackServiceStatus", activated.ack)
+    pulumi.export("ossServiceStatus", activated.oss)
     pulumi.export("stateBucket", bucket.bucket_name)
     pulumi.export("backendUrl", state_backend_url(bucket_name, config.region))
     pulumi.export("secretsProvider", "passphrase")

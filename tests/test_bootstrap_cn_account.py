@@ -93,6 +93,12 @@ def test_ack_is_activated_for_pro_managed_clusters(plan: Plan) -> None:
     assert plan.outputs["ackServiceStatus"] == "Opened"
 
 
+def test_oss_is_activated_before_the_state_bucket_is_declared(plan: Plan) -> None:
+    # A plain invoke: the program waits for OpenOssService before it declares anything after it.
+    assert "alicloud:oss/getService:getService" in plan.canned_answers
+    assert plan.outputs["ossServiceStatus"] == "Opened"
+
+
 def test_auto_scaling_is_activated_by_its_service_linked_role(plan: Plan) -> None:
     [role] = _of_type(plan, "alicloud:resourcemanager/serviceLinkedRole:ServiceLinkedRole")
     assert role.inputs == {"serviceName": "ess.aliyuncs.com"}

@@ -126,6 +126,14 @@ def _alicloud_ack_service(args: Mapping[str, Any], region: str) -> dict[str, Any
     return {**result, "enable": args.get("enable", "Off"), "type": args.get("type", "")}
 
 
+def _alicloud_oss_service(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    # As the provider reads it: with enable "On" it calls OpenOssService and reads ORDER.OPEND as "Opened"; otherwise
+    # it opens nothing (aliyun/terraform-provider-alicloud@81c43b67 alicloud/data_source_alicloud_oss_service.go:31-54).
+    opened = args.get("enable") == "On"
+    result = {"id": "OssServicHasBeenOpened", "status": "Opened"} if opened else {"id": "OssServiceHasNotBeenOpened"}
+    return {"status": "", **result, "enable": args.get("enable", "Off")}
+
+
 _ANSWERS: Mapping[str, Answer] = {
     "aws:index/getAvailabilityZones:getAvailabilityZones": _aws_zones,
     "aws:index/getCallerIdentity:getCallerIdentity": _aws_caller,
@@ -139,6 +147,7 @@ _ANSWERS: Mapping[str, Answer] = {
     "alicloud:index/getRegions:getRegions": _alicloud_regions,
     "alicloud:ecs/getImages:getImages": _alicloud_images,
     "alicloud:cs/getAckService:getAckService": _alicloud_ack_service,
+    "alicloud:oss/getService:getService": _alicloud_oss_service,
 }
 
 
