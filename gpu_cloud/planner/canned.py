@@ -7,6 +7,8 @@ result and the plan reports it, so a program that depends on it is never silentl
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -105,6 +107,19 @@ def _alicloud_caller(args: Mapping[str, Any], region: str) -> dict[str, Any]:
     }
 
 
+def _alicloud_roles(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    # The role a ``^<name>$`` name_regex asks for, as if it exists, with a fixed id derived from its name (RAM role ids
+    # are digits); any other filter finds nothing.
+    match = re.fullmatch(r"\^([A-Za-z0-9.\\-]+)\$", str(args.get("nameRegex", "")))
+    if match is None:
+        return {"id": "0", "ids": [], "names": [], "roles": []}
+    name = match.group(1).replace("\\", "")
+    role_id = str(int(hashlib.sha256(name.encode()).hexdigest()[:15], 16))
+    arn = f"acs:ram::{ALICLOUD_ACCOUNT_ID}:role/{name.lower()}"
+    role = {"id": role_id, "name": name, "arn": arn, "description": "", "createDate": "", "updateDate": ""}
+    return {"id": role_id, "ids": [role_id], "names": [name], "roles": [role], "nameRegex": args["nameRegex"]}
+
+
 def _alicloud_images(args: Mapping[str, Any], region: str) -> dict[str, Any]:
     image = "aliyun_3_x64_20G_alibase_20260901.vhd"
     return {"id": region, "ids": [image], "images": [{"id": image, "imageId": image, "osType": "linux"}]}
@@ -148,6 +163,7 @@ _ANSWERS: Mapping[str, Answer] = {
     "alicloud:ecs/getImages:getImages": _alicloud_images,
     "alicloud:cs/getAckService:getAckService": _alicloud_ack_service,
     "alicloud:oss/getService:getService": _alicloud_oss_service,
+    "alicloud:ram/getRoles:getRoles": _alicloud_roles,
 }
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pulumi
 import pytest
 from pulumi.runtime import mocks
+from pulumi.runtime.stack import run_pulumi_func
 
 from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec, NetworkSpec, SpotGroupSpec, parse_stack_config
 from gpu_cloud.planner.engine import Plan, record
@@ -196,16 +197,24 @@ def applied(
     outputs: Mapping[str, Mapping[str, Any]] | None = None,
     answers: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Applied:
-    """Run ``program`` as an ``up`` (known ids and outputs, data sources called), awaiting the Output it returns;
-    ``outputs`` adds computed outputs per resource type, ``answers`` answers data sources per token."""
+    """Run ``program`` as an ``up`` (known ids and outputs, data sources called), awaiting every registration it
+    starts and the Output it returns, as the engine does; ``outputs`` adds computed outputs per resource type,
+    ``answers`` answers data sources per token."""
     fake = _UpMocks(outputs or {}, answers or {})
+
+    async def whole_run() -> None:
+        result: list[pulumi.Output[Any]] = []
+        # As the engine's entry point does: every registration the program starts is awaited (set_mocks has made
+        # the root stack resource already).
+        await run_pulumi_func(lambda: result.append(program()))
+        await result[0].future()
 
     def run() -> None:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         pulumi.runtime.set_mocks(fake, project="test", stack="test", preview=False)
         try:
-            loop.run_until_complete(program().future())
+            loop.run_until_complete(whole_run())
         except Exception as err:  # the program's own failure is what the caller checks
             fake.applied.error = err
         finally:
