@@ -7,7 +7,6 @@ NAT egress only) with the Cloud Assistant command that runs ``pulumi preview|up`
 
 import base64
 import json
-import re
 from collections.abc import Sequence
 from ipaddress import IPv4Network
 from pathlib import Path
@@ -28,6 +27,7 @@ from gpu_cloud.components.alicloud import (
     PrivateNetworkArgs,
 )
 from gpu_cloud.components.alicloud.kms import key_use_statement
+from gpu_cloud.components.alicloud.rbac import ram_role_name
 from gpu_cloud.components.alicloud.storage import checkpoint_bucket_name
 from gpu_cloud.components.naming import RAM_POLICY, NameRule, physical_name
 from gpu_cloud.components.spec import CheckpointBucketSpec, ConfigError, KmsKeySpec, Problem
@@ -187,21 +187,20 @@ def state_backend_url(bucket: str, region: str) -> str:
 
 
 def deployer_role_names(arns: Sequence[str]) -> list[str]:
-    """The RAM role names of ``arns`` (``acs:ram::<account>:role/<name>``); ConfigError naming each one that is not
-    such an ARN."""
-    pattern = re.compile(r"^acs:ram::[0-9]+:role/([A-Za-z0-9.-]{1,64})$")
-    matches = [pattern.match(arn) for arn in arns]
+    """The RAM role names of ``arns`` (components.alicloud.rbac.RAM_ROLE_ARN); ConfigError naming each one that is
+    not such an ARN, or the field when there is none (the runner deploys only as one of them)."""
     if not arns:
         message = "required on alicloud: the runner deploys only as one of these roles"
         raise ConfigError([Problem(f"{NAMESPACE}:deployerRoleArns", message, [])])
+    names = [ram_role_name(arn) for arn in arns]
     problems = [
         Problem(f"{NAMESPACE}:deployerRoleArns.{i}", "not a RAM role ARN (acs:ram::<account>:role/<name>)", arn)
-        for i, (arn, match) in enumerate(zip(arns, matches, strict=True))
-        if match is None
+        for i, (arn, name) in enumerate(zip(arns, names, strict=True))
+        if name is None
     ]
     if problems:
         raise ConfigError(problems)
-    return [match.group(1) for match in matches if match is not None]
+    return [name for name in names if name is not None]
 
 
 def runner_command(region: str, bucket: str, passphrase_secret: str, runner_role: str) -> str:
