@@ -229,7 +229,7 @@ def test_system_pool_is_untainted_cpu_capacity_without_gpu_labels() -> None:
 
 def test_system_pool_has_no_public_ip_and_encrypted_disks() -> None:
     pool = _system_pool()
-    assert pool["internetMaxBandwidthOut"] == 0
+    assert "internetMaxBandwidthOut" not in pool  # unset: no public bandwidth
     assert (pool["systemDiskEncrypted"], pool["systemDiskKmsKey"]) == (True, "key-123")
     assert pool["dataDisks"] == [{"category": "cloud_essd", "size": 100, "encrypted": "true", "kmsKeyId": "key-123"}]
 

@@ -251,8 +251,10 @@ def node_pool(
         instance_types=list(shape.instance_types),
         instance_charge_type=CHARGE_POST_PAID,
         image_type=IMAGE_TYPES[_arch(shape)],
-        # No public IP on any node: no bandwidth, no EIP (egress goes through the VPC's SNAT).
-        internet_max_bandwidth_out=0,
+        # No public IP on any node: no public bandwidth and no EIP. ``internet_max_bandwidth_out`` is left unset: its
+        # values are "[1,100]" Mbit/s (cs.NodePool docstring) and the provider sends it only when set (GetOk,
+        # terraform-provider-alicloud@81c43b67 resource_alicloud_cs_kubernetes_node_pool.go:1441), so an explicit 0
+        # was never sent; unset is what gives a node no public bandwidth (review alicloud.md N1).
         system_disk_category=DISK_CATEGORY,
         system_disk_size=SYSTEM_DISK_GIB,
         system_disk_encrypted=True,
