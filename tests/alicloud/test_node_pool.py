@@ -8,12 +8,20 @@ import re
 import pulumi_alicloud as alicloud
 
 from gpu_cloud.components import labels
-from gpu_cloud.components.alicloud import GpuNodePool, GpuNodePoolArgs, GpuSharing, GpuSharingArgs
+from gpu_cloud.components.alicloud import (
+    GpuCluster,
+    GpuClusterArgs,
+    GpuNodePool,
+    GpuNodePoolArgs,
+    GpuSharing,
+    GpuSharingArgs,
+)
 from gpu_cloud.components.alicloud._pool import CGROUP_V1_REMOVED, CGROUP_V2_IMAGE_TYPES, IMAGE_TYPES
-from gpu_cloud.components.spec import GpuNodePoolSpec
+from gpu_cloud.components.spec import ClusterSpec, GpuNodePoolSpec
 from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES, ACK_NVIDIA_DRIVER_VERSION
 from tests.alicloud.support import (
     INFERENCE_POOL,
+    NETWORK,
     VSWITCHES,
     component,
     custom,
@@ -114,6 +122,24 @@ def test_the_sharing_component_is_ack_ai_installer_as_its_own_cluster_addon() ->
     [addon] = custom(plan)
     assert (addon.type, addon.name) == ("alicloud:cs/kubernetesAddon:KubernetesAddon", "prod-gpu-sharing-addon")
     assert addon.inputs == {"clusterId": "c-123", "name": "ack-ai-installer"}
+
+
+def test_the_sharing_addon_is_installed_after_the_clusters_first_nodes() -> None:
+    def program() -> None:
+        cluster = GpuCluster(
+            "gpu",
+            GpuClusterArgs(
+                spec=ClusterSpec(kubernetes_version="1.35"),
+                network=NETWORK,
+                vswitch_ids=["vsw-h", "vsw-i"],
+                kms_key_id="k",
+            ),
+        )
+        GpuSharing("gpu-sharing", GpuSharingArgs(cluster_id=cluster.cluster_id, nodes=[cluster.system_pool]))
+
+    plan = plan_of(program)
+    addon = one(plan, "alicloud:cs/kubernetesAddon:KubernetesAddon")
+    assert one(plan, POOL).urn in addon.dependencies  # review alicloud.md F10
 
 
 def test_sharing_without_the_sharing_component_is_rejected_before_anything_is_registered() -> None:

@@ -265,6 +265,8 @@ class GpuCluster(pulumi.ComponentResource):
     """The system node pool's id."""
     system_node_pool_name: str
     """The system node pool's name in ACK."""
+    system_pool: alicloud.cs.NodePool
+    """The system node pool: the cluster's first nodes, what cluster add-ons wait for."""
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.spec
@@ -347,6 +349,7 @@ class GpuCluster(pulumi.ComponentResource):
         # The system pool spans every vswitch of the cluster.
         placement = Placement(cluster.id, {"all": list(args.vswitch_ids)}, args.kms_key_id, args.tags)
         system_pool = node_pool(f"{name}-{SYSTEM_POOL_NAME}", system, placement, self)
+        self.system_pool = system_pool
         self.system_node_pool_id = system_pool.node_pool_id
         self.system_node_pool_name = SYSTEM_POOL_NAME
         self.register_outputs(
