@@ -88,6 +88,18 @@ def test_the_networks_egress_is_its_snat_entries_and_none_without_nat() -> None:
     assert found == [["net-snat-0", "net-snat-1"], []]
 
 
+def test_the_nat_gateway_and_its_eip_are_deletion_protected_unless_protect_is_off() -> None:
+    def protection(protect: bool) -> tuple[object, object]:
+        plan = plan_of(lambda: PrivateNetwork("net", PrivateNetworkArgs(spec=NETWORK, tags=TAGS, protect=protect)))
+        return (
+            one(plan, "alicloud:vpc/natGateway:NatGateway").inputs["deletionProtection"],
+            one(plan, "alicloud:ecs/eipAddress:EipAddress").inputs["deletionProtection"],
+        )
+
+    assert protection(True) == (True, True)
+    assert protection(False) == (False, False)
+
+
 def test_no_dnat_entry_is_ever_created() -> None:
     assert of_type(_plan(), "alicloud:vpc/forwardEntry:ForwardEntry") == []
 

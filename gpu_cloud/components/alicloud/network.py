@@ -40,6 +40,10 @@ class PrivateNetworkArgs:
     """The VPC range, the vswitches (private subnets) and the egress mode."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """Tags on every taggable child."""
+    protect: bool = True
+    """Deletion protection on the NAT gateway and its EIP (StackConfig.protect_stateful): the environment's only
+    public address and its egress are not released by a stray delete (vpc.NatGateway and ecs.EipAddress
+    ``deletion_protection``, both "Default value: false"; review alicloud.md N7)."""
 
 
 class PrivateNetwork(pulumi.ComponentResource):
@@ -98,13 +102,18 @@ class PrivateNetwork(pulumi.ComponentResource):
         self.egress_ip = None
         self.egress = []
         if spec.egress is EgressMode.NAT:
-            self.egress_ip = self._snat_egress(name, vpc, vswitches, tags)
+            self.egress_ip = self._snat_egress(name, vpc, vswitches, tags, args.protect)
         self.register_outputs(
             {"vpcId": self.vpc_id, "routeTableId": self.route_table_id, "vswitchIds": self.vswitch_ids}
         )
 
     def _snat_egress(
-        self, name: str, vpc: alicloud.vpc.Network, vswitches: list[alicloud.vpc.Switch], tags: dict[str, str]
+        self,
+        name: str,
+        vpc: alicloud.vpc.Network,
+        vswitches: list[alicloud.vpc.Switch],
+        tags: dict[str, str],
+        protect: bool,
     ) -> pulumi.Output[str]:
         # One Enhanced NAT gateway serves every zone (its availability mode defaults to CrossAZ, vpc.NatGateway
         # ``availability_mode``), so nat_per_zone has no Alibaba Cloud counterpart. The system route table gets
@@ -118,6 +127,7 @@ class PrivateNetwork(pulumi.ComponentResource):
             network_type=NAT_NETWORK_TYPE,
             payment_type="PayAsYouGo",
             internet_charge_type=NAT_CHARGE_TYPE,
+            deletion_protection=protect,
             tags=tags,
             opts=child_options(self),
         )
@@ -127,6 +137,7 @@ class PrivateNetwork(pulumi.ComponentResource):
             payment_type="PayAsYouGo",
             internet_charge_type=EIP_CHARGE_TYPE,
             bandwidth=EIP_BANDWIDTH_MBPS,
+            deletion_protection=protect,
             tags=tags,
             opts=child_options(self),
         )
