@@ -11,8 +11,7 @@ import pulumi
 from pydantic import ValidationError
 
 from gpu_cloud.components.catalog import Cloud
-from gpu_cloud.components.spec import REQUIRED_TAGS, ConfigError, NetworkSpec, Problem
-from gpu_cloud.components.spec import _problems as validation_problems
+from gpu_cloud.components.spec import REQUIRED_TAGS, ConfigError, NetworkSpec, Problem, validation_problems
 
 NAMESPACE = "gpu-cloud-bootstrap"
 

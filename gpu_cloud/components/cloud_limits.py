@@ -3,7 +3,7 @@ types, and the subnet addresses a node takes.
 
 The facts live in ``cloud_limits.json`` and ``ec2_facts.json`` beside this module, each with the provider material it
 was read from and the date it was read; this module only loads them, once. The config checks that use them are in
-``components.refusals``.
+``components.spec.refusals``.
 """
 
 from __future__ import annotations

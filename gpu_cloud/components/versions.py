@@ -1,8 +1,10 @@
 """Every pinned version in one place: Kubernetes, EKS/ACK add-ons, AMI types, Helm charts, images.
 
 Bumping a value here is a deliberate change (node images roll, charts upgrade). Every pin names where it was
-verified upstream at that exact version and the date it was read (``PIN_SOURCES``); ``tests/components/
-test_versions.py`` fails when a pin has no source. Each Helm chart's
+verified upstream at that exact version and the date it was read, and the newest release of its line seen upstream
+with that release's date (``PIN_SOURCES``); ``tests/components/test_versions.py`` fails when a pin has no source, and
+``tests/components/test_pin_freshness.py`` when a pin is behind the newest release seen without a recorded reason.
+docs/upgrading.md gives the routine. Each Helm chart's
 ``Chart.yaml`` and ``values.yaml`` are vendored at its pin in ``tests/charts``, where a test fails when a values key
 the project sets is no key of the pinned chart. The Kubernetes support calendar of both clouds is catalog data
 (``kubernetes_support.json`` beside this module); a spec may name any minor version that is in standard support on
@@ -26,9 +28,21 @@ READ_ON: Final = "2026-12-02"
 
 
 class PinSource(NamedTuple):
-    """Where a pinned value was verified at that exact version, and when."""
+    """Where a pinned value was verified at that exact version, and when; the newest release of its line seen.
+
+    Attributes:
+        url: Where the pinned value was verified.
+        newest: The newest release of the pin's line seen upstream, written as the pinned value writes it (the pin
+            names it when it is current).
+        newest_date: When that release was published (or, where the material gives no date, the date it was seen).
+        behind_because: Why the pin stays behind ``newest`` ("" when it names it).
+        read_on: When ``url`` (and the newest release) was read.
+    """
 
     url: str
+    newest: str
+    newest_date: str
+    behind_because: str = ""
     read_on: str = READ_ON
 
 
@@ -53,6 +67,8 @@ EKS_ADDON_VERSIONS: dict[str, dict[str, str]] = {
     # public `aws eks describe-addon-versions` captures of 1.34-1.36 clusters report (August-September 2026,
     # code search read 2026-12-03), and the same captures agree with the kube-proxy and CoreDNS pins above.
     # Confirm with `aws eks describe-addon-versions --kubernetes-version 1.35 --addon-name <name>` before a bump.
+    # A describe-addon-versions capture of 2026-09-24 (PIN_SOURCES) shows v1.22.4-eksbuild.3 as EKS's default vpc-cni
+    # for 1.36, the newest build of the v1.22 line, with v1.23.0-eksbuild.1 and v1.23.1-eksbuild.1 above it.
     "1.35": {
         "vpc-cni": "v1.22.4-eksbuild.3",
         "coredns": "v1.14.3-eksbuild.3",
@@ -73,7 +89,9 @@ EKS_ADDON_VERSIONS: dict[str, dict[str, str]] = {
 EKS_AL2023_RELEASE_VERSIONS: dict[str, str] = {
     # awslabs/amazon-eks-ami release v20260714 (CHANGELOG.md): amazon-eks-node-al2023-x86_64-nvidia-1.35-v20260714
     # and the standard AL2023 AMIs, release version 1.35.6-20260714; the same release's
-    # amazon-eks-node-al2023-x86_64-nvidia-1.36-v20260714, release version 1.36.2-20260714.
+    # amazon-eks-node-al2023-x86_64-nvidia-1.36-v20260714, release version 1.36.2-20260714 (kmod-nvidia 580.159.03).
+    # Newer releases exist (tag v20260724, 2026-07-23) but their release versions are in no CHANGELOG readable here:
+    # PIN_SOURCES records why the pin stays.
     "1.35": "1.35.6-20260714",
     "1.36": "1.36.2-20260714",
 }
@@ -128,12 +146,16 @@ _ACK_135_NOTES = (
     "https://www.alibabacloud.com/help/pt-br/ack/ack-managed-and-ack-dedicated/user-guide/kubernetes-1-35-release-notes"
 )
 
-ACK_NVIDIA_DRIVER_VERSION = "550.144.03"
+ACK_NVIDIA_DRIVER_VERSION = "570.169"
 """NVIDIA driver pinned on ACK GPU node pools with the ``ack.aliyun.com/nvidia-driver-version`` node label, so a
-change of ACK's default driver never reaches new nodes unannounced. Listed as supported for ACK 1.28 and later;
-550 fixes the XID 119/120/31 issues of earlier branches.
-https://www.alibabacloud.com/help/en/document_detail/2402382.html (supported versions),
-https://www.alibabacloud.com/help/en/document_detail/207292.html (the label)."""
+change of ACK's default driver never reaches new nodes unannounced. ACK's list for clusters 1.28 and later: 570.169,
+570.133.20, 550.163.01, 550.144.03, 550.90.07, 535.230.02, 535.161.07 (default 535.161.07; "List of NVIDIA driver
+versions supported by ACK", updated 2026-02-12, read 2026-12-03). 570.169 is the newest listed: the 570 branch runs
+CUDA up to 12.8 (components/k8s/cuda.py CUDA_MIN_DRIVER), which the maintained nccl-tests builds of the acceptance
+job need (NCCL_TESTS_IMAGES: CoreWeave builds only CUDA 12.6.3 and later now); the 550 branch, whose newest listed
+patch is 550.163.01, stops at CUDA 12.4. The 550 XID 119/120/31 fixes ACK notes are in the later branch too.
+https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/ack-supported-nvidia-driver-version-list
+(supported versions), https://www.alibabacloud.com/help/en/document_detail/207292.html (the label)."""
 
 
 # --- Kubernetes layer: Helm charts and images -----------------------------------------------------
@@ -147,24 +169,35 @@ class HelmChart(NamedTuple):
     repo: str
 
 
-NVIDIA_DEVICE_PLUGIN_CHART = HelmChart("nvidia-device-plugin", "0.17.1", "https://nvidia.github.io/k8s-device-plugin")
+NVIDIA_DEVICE_PLUGIN_CHART = HelmChart("nvidia-device-plugin", "0.20.0", "https://nvidia.github.io/k8s-device-plugin")
 """NVIDIA device plugin, not the GPU Operator: the EKS NVIDIA AMIs and the ACK GPU images already carry the driver
 and the container toolkit, so the operator (with driver and toolkit disabled) would only add an operator, NFD and
-CRDs around this one DaemonSet. NVIDIA/k8s-device-plugin tag v0.17.1: deployments/helm/nvidia-device-plugin/
-Chart.yaml version 0.17.1; README ``helm repo add nvdp https://nvidia.github.io/k8s-device-plugin``.
+CRDs around this one DaemonSet. NVIDIA/k8s-device-plugin tag v0.20.0 (2026-08-19): deployments/helm/
+nvidia-device-plugin/Chart.yaml version 0.20.0; README ``helm repo add nvdp https://nvidia.github.io/k8s-device-plugin``.
+From 0.17.1: the values the project sets (affinity, tolerations, config.map, config.default) are unchanged; 0.19.0 to
+0.19.2 turned GDRCopy and MOFED on by default, 0.19.3 turned them off again (EKS User Guide,
+device-management-nvidia-dra-device-plugin.adoc), so 0.20.0 keeps 0.17's defaults.
 The AL2023 NVIDIA AMIs do not include the device plugin ("must be installed separately",
 docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html)."""
 
-DCGM_EXPORTER_CHART = HelmChart("dcgm-exporter", "4.8.1", "https://nvidia.github.io/dcgm-exporter/helm-charts")
-"""NVIDIA DCGM exporter. NVIDIA/dcgm-exporter tag 4.5.2-4.8.1: deployment/Chart.yaml version 4.8.1; README
-``helm repo add gpu-helm-charts https://nvidia.github.io/dcgm-exporter/helm-charts``."""
+DCGM_EXPORTER_CHART = HelmChart("dcgm-exporter", "4.8.2", "https://nvidia.github.io/dcgm-exporter/helm-charts")
+"""NVIDIA DCGM exporter. NVIDIA/dcgm-exporter tag 4.5.3-4.8.2 (2026-05-06): deployment/Chart.yaml version 4.8.2;
+README ``helm repo add gpu-helm-charts https://nvidia.github.io/dcgm-exporter/helm-charts``. From 4.8.1 (git diff of
+deployment/): image 4.5.3-4.8.2-distroless, priorityClassName now a value (default system-node-critical, as before),
+the chart's own metrics ConfigMap drops DCGM_FI_DEV_FB_RESERVED and DCGM_FI_DRIVER_VERSION; etc/default-counters.csv
+and the pod mapping filter (internal/pkg/transformation/kubernetes.go:72-81: nvidia.com/gpu, nvidia.com/mig-*) are
+unchanged."""
 
 KUBE_PROMETHEUS_STACK_CHART = HelmChart(
-    "kube-prometheus-stack", "81.4.3", "https://prometheus-community.github.io/helm-charts"
+    "kube-prometheus-stack", "88.5.3", "https://prometheus-community.github.io/helm-charts"
 )
 """Prometheus operator, Prometheus, Grafana, kube-state-metrics. prometheus-community/helm-charts tag
-kube-prometheus-stack-81.4.3: charts/kube-prometheus-stack/Chart.yaml version 81.4.3, kubeVersion >=1.25.0-0
-(81.4.5, pinned before, was never released: the tags go 81.4.3 then 81.5.0)."""
+kube-prometheus-stack-88.5.3 (2026-08-21): charts/kube-prometheus-stack/Chart.yaml version 88.5.3, appVersion
+v0.93.1 (Prometheus operator), kubeVersion >=1.25.0-0; subcharts grafana 12.11.1 (now from grafana-community/
+helm-charts, Grafana 13.2.0) and kube-state-metrics 8.4.0. Its UPGRADE.md, per major from 81.x: 82, 83, 86, 87, 88
+move the Prometheus operator (v0.89.0, v0.90.1, v0.91.0, v0.92.0, v0.93.0) and need its CRDs applied first (Helm does
+not upgrade CRDs: docs/upgrading.md); 84 moves Grafana to v13.0.0; 85 uses the distroless prometheus and
+node-exporter images. No values key the project sets changed (tests/charts/test_values.py)."""
 
 PROMETHEUS_ADAPTER_CHART = HelmChart(
     "prometheus-adapter", "5.3.0", "https://prometheus-community.github.io/helm-charts"
@@ -180,11 +213,13 @@ with its own managed autoscaler."""
 
 CLUSTER_AUTOSCALER_IMAGE_TAGS: dict[str, str] = {
     # The image of each Kubernetes minor version (the autoscaler README: "We recommend using Cluster Autoscaler with
-    # the Kubernetes control plane version for which it was meant"): 1.35 the chart's own image.tag v1.35.0; 1.36
+    # the Kubernetes control plane version for which it was meant"): 1.35 the release tag cluster-autoscaler-1.35.2
+    # (version/version.go "1.35.2", 2026-07-22; config/flags/flags.go unchanged from 1.35.0, the chart's own
+    # image.tag); 1.36
     # the release tag cluster-autoscaler-1.36.1 of kubernetes/autoscaler (version/version.go "1.36.1", 2026-07-22),
     # no chart release with appVersion 1.36 existing (chart 9.59.0 is the newest; its templates are unchanged on
     # master at 55c37cd5, 2026-08-22, and every flag of AUTOSCALER_ARGS is in 1.36.1's config/flags/flags.go).
-    "1.35": "v1.35.0",
+    "1.35": "v1.35.2",
     "1.36": "v1.36.1",
 }
 """cluster-autoscaler image tag (chart value ``image.tag``) per EKS Kubernetes minor version."""
@@ -200,21 +235,27 @@ GRAFANA_DCGM_DASHBOARD = {"gnetId": 12239, "revision": 1, "datasource": "Prometh
 """NVIDIA's official DCGM exporter dashboard on grafana.com (id 12239, named by the dcgm-exporter README at tag
 4.5.2-4.8.1), imported by the Grafana chart's ``dashboards`` value (gnetId/revision/datasource)."""
 
-TENSORFLOW_SERVING_GPU_IMAGE = "tensorflow/serving:2.18.0-gpu"
+TENSORFLOW_SERVING_GPU_IMAGE = "tensorflow/serving:2.18.1-gpu"
 """TensorFlow Serving GPU image (Docker Hub tensorflow/serving, ``<version>-gpu`` tags built from
-tensorflow_serving/tools/docker/Dockerfile.gpu at tag 2.18.0; REST on 8501, gRPC on 8500)."""
+tensorflow_serving/tools/docker/Dockerfile.gpu at the release tag; REST on 8501, gRPC on 8500). 2.18.1 (tag of
+2025-03-18, the newest of the 2.18 line) changes only the version strings from 2.18.0 and builds on
+nvidia/cuda:12.2.0-base-ubuntu20.04 like it (Dockerfile.gpu:19). The image's tag on Docker Hub could not be read
+here (no registry client)."""
 
-AWS_CLI_IMAGE = "public.ecr.aws/aws-cli/aws-cli:2.31.23"
+AWS_CLI_IMAGE = "public.ecr.aws/aws-cli/aws-cli:2.36.7"
 """The AWS CLI v2 image that stages models from S3 on EKS (the inference pod's init container). Amazon ECR Public is
 the image AWS recommends over Docker Hub, tagged with each CLI version ("Run the AWS CLI from the official Amazon
 ECR Public or Docker images", docs.aws.amazon.com/cli/latest/userguide/getting-started-docker.html, read
-2026-12-02); 2.31.23 is pinned, with its digest, by public Dockerfiles (code search, read 2026-12-02). The image is
-Amazon Linux 2 with ``/bin/sh``; EKS Pod Identity credentials need CLI v2.15 or later."""
+2026-12-02). 2.36.7 is the newest tag of aws/aws-cli seen (2026-07-23); its docker/Dockerfile builds on
+public.ecr.aws/amazonlinux/amazonlinux:2023 (2.31.23, pinned before, on Amazon Linux 2, out of support since
+2026-06-30); ``/bin/sh`` is there. EKS Pod Identity credentials need CLI v2.15 or later. The image's tag on ECR
+Public could not be read here (no registry client)."""
 
-ALPINE_IMAGE = "alpine:3.22.2"
+ALPINE_IMAGE = "alpine:3.22.5"
 """The shell image that stages models from OSS on ACK: busybox's ``wget`` (HTTPS through Alpine's ssl_client),
-``sha256sum`` and ``unzip`` fetch and check :data:`OSSUTIL_ARCHIVE` first. Docker Official Image ``alpine``; tag
-3.22.2 in public Dockerfiles (code search, read 2026-12-02). Alibaba publishes ossutil as an archive, not as an
+``sha256sum`` and ``unzip`` fetch and check :data:`OSSUTIL_ARCHIVE` first. Docker Official Image ``alpine``: tag 3.22.5
+in docker-library/official-images library/alpine (added 2026-06-22, current at 37079fb3 of 2026-08-21, with 3.23.5 and
+3.24.1 in the newer lines). Alibaba publishes ossutil as an archive, not as an
 image (ossutil 2.0 overview, alibabacloud.com/help/en/oss/developer-reference/ossutil-overview, read 2026-12-02)."""
 
 OSSUTIL_ARCHIVE = (
@@ -246,10 +287,12 @@ NCCL_TESTS_IMAGES: dict[str, str] = {
     # tag is pinned at commit 7217859f in 1.architectures/3.aws-batch/aws-batch-distributed-training-p6.yaml:301).
     # Read 2026-12-02.
     "aws": "public.ecr.aws/hpc-cloud/nccl-tests:cuda12.8.1-efa1.42.0-ofiv1.16.0-ncclv2.27.5-1-testsv2.16.4",
-    # CoreWeave's public build (NCCL, HPC-X Open MPI, sshd, nccl-tests) for CUDA 12.4: runs on ACK's pinned driver 550
-    # (CUDA <= 12.4); NVIDIA's cloudai pins this tag for its Kubernetes nccl-tests MPIJobs (commit f5410ee8,
-    # src/cloudai/workloads/nccl_test/kubernetes_json_gen_strategy.py). Read 2026-12-02.
-    "alicloud": "ghcr.io/coreweave/nccl-tests:12.4.1-cudnn-devel-ubuntu20.04-nccl2.21.5-1-85f9143",
+    # CoreWeave's maintained public build (NCCL 2.30.4, HPC-X Open MPI with mpirun on PATH, sshd, nccl-tests built
+    # under /opt/nccl-tests with the /opt/nccl_tests link the acceptance job runs) for CUDA 12.8.1 on Ubuntu 22.04:
+    # coreweave/nccl-tests README.md:89 at cb865533 (2026-05-27) lists this tag, built from Dockerfile at 2eedd7c1
+    # (2026-05-20; PATH :246-259, nccl-tests :279-283). CUDA 12.8 needs driver 570.26 or later: ACK's pinned 570.169.
+    # Its CUDA 12.9 and 13.x builds need drivers ACK does not list. Read 2026-12-03.
+    "alicloud": "ghcr.io/coreweave/nccl-tests:12.8.1-devel-ubuntu22.04-nccl2.30.4-1-2eedd7c",
 }
 """The nccl-tests image of the GPU pool acceptance job, per cloud."""
 
@@ -295,71 +338,163 @@ CHARTS: Final = (
 """Every Helm chart the Kubernetes layer installs."""
 
 _GH = "https://github.com"
+_ADDON_CAPTURE = (
+    f"{_GH}/aobao32/eks-101-workshop/blob/9aba525edd529db10ce2c44f4efb8395fb5b8aa2/18-EKS-Network-performance.md"
+)
+_EKS_BUILDS = (
+    "AWS's table, the pin's source, lists the pinned build as the latest for this Kubernetes version; the newer builds "
+    "appear only in third-party configurations and captures, so the pin moves after `aws eks describe-addon-versions` "
+    "confirms them"
+)
+_EKS_AMI_NEWER = (
+    "tag v20260724 (2026-07-23) is the newest release readable here, but its CHANGELOG entry (the release version per "
+    "Kubernetes version) is in no snapshot, and later releases are known only from third-party mentions; read the "
+    "release notes before moving"
+)
 PIN_SOURCES: Final[Mapping[str, PinSource]] = {
-    "eks-addon/1.35/vpc-cni": PinSource(_EKS_VPC_CNI, "2026-12-03"),
-    "eks-addon/1.35/coredns": PinSource(_EKS_COREDNS),
-    "eks-addon/1.35/kube-proxy": PinSource(_EKS_KUBE_PROXY),
-    "eks-addon/1.35/eks-pod-identity-agent": PinSource(_EKS_POD_IDENTITY_AGENT, "2026-12-03"),
-    "eks-addon/eks-node-monitoring-agent": PinSource(
-        f"{_GH}/aws/eks-node-monitoring-agent/blob/v1.7.0/charts/eks-node-monitoring-agent/values.yaml"
-    ),
-    "eks-addon/1.36/vpc-cni": PinSource(_EKS_VPC_CNI, "2026-12-03"),
-    "eks-addon/1.36/coredns": PinSource(_EKS_COREDNS, "2026-12-03"),
-    "eks-addon/1.36/kube-proxy": PinSource(_EKS_KUBE_PROXY, "2026-12-03"),
-    "eks-addon/1.36/eks-pod-identity-agent": PinSource(_EKS_POD_IDENTITY_AGENT, "2026-12-03"),
-    "eks-ami/1.35": PinSource(_EKS_AMI_CHANGELOG),
-    "eks-ami/1.36": PinSource(_EKS_AMI_CHANGELOG, "2026-12-03"),
-    "image/cluster-autoscaler/1.35": PinSource(
-        f"{_GH}/kubernetes/autoscaler/blob/cluster-autoscaler-chart-9.59.0/cluster-autoscaler/charts/cluster-autoscaler/values.yaml",
+    "eks-addon/1.35/vpc-cni": PinSource(
+        _ADDON_CAPTURE,
+        "v1.23.1-eksbuild.1",
+        "2026-09-24",
+        "the v1.22 line's newest build is the pin; v1.23 is a newer minor line that describe-addon-versions (the "
+        "capture cited, for 1.36) does not mark EKS's default, and its 1.35 compatibility was not read; move after "
+        "`aws eks describe-addon-versions --kubernetes-version 1.35 --addon-name vpc-cni`",
         "2026-12-03",
+    ),
+    "eks-addon/1.35/coredns": PinSource(_EKS_COREDNS, "v1.14.3-eksbuild.23", "2026-12-03", _EKS_BUILDS),
+    "eks-addon/1.35/kube-proxy": PinSource(_EKS_KUBE_PROXY, "v1.35.3-eksbuild.29", "2026-12-03", _EKS_BUILDS),
+    "eks-addon/1.35/eks-pod-identity-agent": PinSource(
+        _EKS_POD_IDENTITY_AGENT, "v1.3.10-eksbuild.3", "2026-06-24", read_on="2026-12-03"
+    ),
+    "eks-addon/eks-node-monitoring-agent": PinSource(
+        f"{_GH}/aws/eks-node-monitoring-agent/blob/v1.7.0/charts/eks-node-monitoring-agent/values.yaml",
+        "v1.7.0-eksbuild.1",
+        "2026-08-04",
+    ),
+    "eks-addon/1.36/vpc-cni": PinSource(
+        _ADDON_CAPTURE,
+        "v1.23.1-eksbuild.1",
+        "2026-09-24",
+        "the v1.22 line's newest build is the pin and EKS's default for 1.36 (describe-addon-versions in the capture "
+        "cited: v1.22.4-eksbuild.3 defaultVersion True, v1.23.0-eksbuild.1 and v1.23.1-eksbuild.1 above it); v1.23 is "
+        "a newer minor line, kept in step with 1.35",
+        "2026-12-03",
+    ),
+    "eks-addon/1.36/coredns": PinSource(_EKS_COREDNS, "v1.14.3-eksbuild.23", "2026-12-03", _EKS_BUILDS, "2026-12-03"),
+    "eks-addon/1.36/kube-proxy": PinSource(
+        _EKS_KUBE_PROXY, "v1.36.0-eksbuild.25", "2026-12-03", _EKS_BUILDS, "2026-12-03"
+    ),
+    "eks-addon/1.36/eks-pod-identity-agent": PinSource(
+        _EKS_POD_IDENTITY_AGENT, "v1.3.10-eksbuild.3", "2026-06-24", read_on="2026-12-03"
+    ),
+    "eks-ami/1.35": PinSource(_EKS_AMI_CHANGELOG, "20260724", "2026-07-23", _EKS_AMI_NEWER),
+    "eks-ami/1.36": PinSource(_EKS_AMI_CHANGELOG, "20260724", "2026-07-23", _EKS_AMI_NEWER, "2026-12-03"),
+    "image/cluster-autoscaler/1.35": PinSource(
+        f"{_GH}/kubernetes/autoscaler/blob/cluster-autoscaler-1.35.2/cluster-autoscaler/version/version.go",
+        "v1.35.2",
+        "2026-07-22",
+        read_on="2026-12-03",
     ),
     "image/cluster-autoscaler/1.36": PinSource(
         f"{_GH}/kubernetes/autoscaler/blob/cluster-autoscaler-1.36.1/cluster-autoscaler/version/version.go",
-        "2026-12-03",
+        "v1.36.1",
+        "2026-07-22",
+        read_on="2026-12-03",
     ),
-    "eks-ami-type/x86_64": PinSource("https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html"),
-    "eks-ami-type/arm64": PinSource("https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html"),
+    "eks-ami-type/x86_64": PinSource(
+        "https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html", "AL2023_x86_64_NVIDIA", READ_ON
+    ),
+    "eks-ami-type/arm64": PinSource(
+        "https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html", "AL2023_ARM_64_NVIDIA", READ_ON
+    ),
     "eks-upgrade-policy": PinSource(
-        "https://docs.aws.amazon.com/eks/latest/APIReference/API_UpgradePolicyRequest.html"
+        "https://docs.aws.amazon.com/eks/latest/APIReference/API_UpgradePolicyRequest.html", "STANDARD", READ_ON
     ),
-    "ack-release/1.35": PinSource(_ACK_135_NOTES),
-    "ack-release/1.36": PinSource(_ACK_136_NOTES, "2026-12-03"),
-    "ack-nvidia-driver": PinSource("https://www.alibabacloud.com/help/en/document_detail/2402382.html"),
+    "ack-release/1.35": PinSource(_ACK_135_NOTES, "1.35.7-aliyun.1", "2026-08-26"),
+    "ack-release/1.36": PinSource(_ACK_136_NOTES, "1.36.1-aliyun.1", "2026-06-06", read_on="2026-12-03"),
+    "ack-nvidia-driver": PinSource(
+        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/"
+        "ack-supported-nvidia-driver-version-list",
+        "570.169",
+        "2026-02-12",
+        read_on="2026-12-03",
+    ),
     "chart/nvidia-device-plugin": PinSource(
-        f"{_GH}/NVIDIA/k8s-device-plugin/blob/v0.17.1/deployments/helm/nvidia-device-plugin/Chart.yaml"
+        f"{_GH}/NVIDIA/k8s-device-plugin/blob/v0.20.0/deployments/helm/nvidia-device-plugin/Chart.yaml",
+        "0.20.0",
+        "2026-08-19",
+        read_on="2026-12-03",
     ),
-    "chart/dcgm-exporter": PinSource(f"{_GH}/NVIDIA/dcgm-exporter/blob/4.5.2-4.8.1/deployment/Chart.yaml"),
+    "chart/dcgm-exporter": PinSource(
+        f"{_GH}/NVIDIA/dcgm-exporter/blob/4.5.3-4.8.2/deployment/Chart.yaml",
+        "4.8.2",
+        "2026-05-06",
+        read_on="2026-12-03",
+    ),
     "chart/kube-prometheus-stack": PinSource(
-        f"{_GH}/prometheus-community/helm-charts/blob/kube-prometheus-stack-81.4.3/charts/kube-prometheus-stack/Chart.yaml"
+        f"{_GH}/prometheus-community/helm-charts/blob/kube-prometheus-stack-88.5.3/charts/kube-prometheus-stack/Chart.yaml",
+        "88.5.3",
+        "2026-08-21",
+        read_on="2026-12-03",
     ),
     "chart/prometheus-adapter": PinSource(
-        f"{_GH}/prometheus-community/helm-charts/blob/prometheus-adapter-5.3.0/charts/prometheus-adapter/Chart.yaml"
+        f"{_GH}/prometheus-community/helm-charts/blob/prometheus-adapter-5.3.0/charts/prometheus-adapter/Chart.yaml",
+        "5.3.0",
+        "2026-02-19",
     ),
     "chart/cluster-autoscaler": PinSource(
-        f"{_GH}/kubernetes/autoscaler/blob/cluster-autoscaler-chart-9.59.0/cluster-autoscaler/charts/cluster-autoscaler/Chart.yaml"
+        f"{_GH}/kubernetes/autoscaler/blob/cluster-autoscaler-chart-9.59.0/cluster-autoscaler/charts/cluster-autoscaler/Chart.yaml",
+        "9.59.0",
+        "2026-07-21",
     ),
     "chart/aws-efa-k8s-device-plugin": PinSource(
-        f"{_GH}/aws/eks-charts/blob/v0.0.242/stable/aws-efa-k8s-device-plugin/Chart.yaml"
+        f"{_GH}/aws/eks-charts/blob/v0.0.242/stable/aws-efa-k8s-device-plugin/Chart.yaml", "v0.5.30", "2026-07-28"
     ),
-    "grafana-dashboard/dcgm": PinSource(f"{_GH}/NVIDIA/dcgm-exporter/blob/4.5.2-4.8.1/README.md"),
+    "grafana-dashboard/dcgm": PinSource(
+        f"{_GH}/NVIDIA/dcgm-exporter/blob/4.5.3-4.8.2/README.md", "r1", "2026-12-03", read_on="2026-12-03"
+    ),
     "image/tensorflow-serving-gpu": PinSource(
-        f"{_GH}/tensorflow/serving/blob/2.18.0/tensorflow_serving/tools/docker/Dockerfile.gpu"
+        f"{_GH}/tensorflow/serving/blob/2.18.1/tensorflow_serving/tools/docker/Dockerfile.gpu",
+        "2.18.1",
+        "2025-03-18",
+        read_on="2026-12-03",
     ),
-    "image/aws-cli": PinSource("https://docs.aws.amazon.com/cli/latest/userguide/getting-started-docker.html"),
-    "image/alpine": PinSource("https://hub.docker.com/_/alpine"),
-    "archive/ossutil": PinSource("https://www.alibabacloud.com/help/en/oss/developer-reference/ossutil-overview"),
-    "chart/jobset": PinSource(f"{_GH}/kubernetes-sigs/jobset/blob/v0.12.0/charts/jobset/Chart.yaml"),
-    "chart/kueue": PinSource(f"{_GH}/kubernetes-sigs/kueue/blob/v0.19.2/charts/kueue/Chart.yaml"),
+    "image/aws-cli": PinSource(
+        f"{_GH}/aws/aws-cli/blob/2.36.7/docker/Dockerfile", "2.36.7", "2026-07-23", read_on="2026-12-03"
+    ),
+    "image/alpine": PinSource(
+        f"{_GH}/docker-library/official-images/blob/37079fb336f572a88700cf32e5e1f6be54a04e8f/library/alpine",
+        "3.22.5",
+        "2026-06-22",
+        read_on="2026-12-03",
+    ),
+    "archive/ossutil": PinSource(
+        "https://www.alibabacloud.com/help/en/oss/developer-reference/ossutil-overview",
+        "2.3.0",
+        "2026-12-03",
+        "no newer 2.2.x was seen; 2.3.0 appears only in third-party mentions (an npm wrapper), not in Alibaba's "
+        "download table with its SHA-256, which a move needs (OSSUTIL_ARCHIVE)",
+    ),
+    "chart/jobset": PinSource(
+        f"{_GH}/kubernetes-sigs/jobset/blob/v0.12.0/charts/jobset/Chart.yaml", "0.12.0", "2026-05-08"
+    ),
+    "chart/kueue": PinSource(
+        f"{_GH}/kubernetes-sigs/kueue/blob/v0.19.2/charts/kueue/Chart.yaml", "0.19.2", "2026-08-20"
+    ),
     "image/nccl-tests/aws": PinSource(
         f"{_GH}/aws-samples/awsome-distributed-training/blob/7217859f67bc693c52ff175ccc6082c41dbd7a1b/"
-        "1.architectures/3.aws-batch/aws-batch-distributed-training-p6.yaml"
+        "1.architectures/3.aws-batch/aws-batch-distributed-training-p6.yaml",
+        "cuda12.8.1-efa1.42.0-ofiv1.16.0-ncclv2.27.5-1-testsv2.16.4",
+        "2026-02-21",
     ),
     "image/nccl-tests/alicloud": PinSource(
-        f"{_GH}/NVIDIA/cloudai/blob/f5410ee8f029ef13c6012cc1a7aee89b6e5a1e64/"
-        "src/cloudai/workloads/nccl_test/kubernetes_json_gen_strategy.py"
+        f"{_GH}/coreweave/nccl-tests/blob/cb86553328f8c9ed6f9d682971f5f9b17a926ab4/README.md",
+        "12.8.1-devel-ubuntu22.04-nccl2.30.4-1-2eedd7c",
+        "2026-05-27",
+        read_on="2026-12-03",
     ),
 }
-"""Pin id (see ``pins``) -> where that exact value was verified and when."""
+"""Pin id (see ``pins``) -> where that exact value was verified and when, and the newest release seen of its line."""
 
 
 # --- Support calendar ------------------------------------------------------------------------------

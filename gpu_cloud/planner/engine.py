@@ -123,14 +123,27 @@ class _RecordingMonitor(mocks.MockMonitor):
         self.unsupported: list[str] = []
         """Forms of the program the offline engine cannot apply faithfully; the plan fails naming them."""
 
-    def make_urn(self, parent: str, type_: str, name: str) -> str:
+    def make_urn(self, parent: str, type_: str, name: str, stack: str = "", project: str = "") -> str:
         # As the Pulumi engine does (resource.NewURN): the parent's whole qualified type chain,
         # except the root stack's, prefixes the type. (The SDK's mock keeps only the last link.)
         if parent:
             qualified = parent.split("::")[2]
             if qualified != "pulumi:pulumi:Stack":
                 type_ = f"{qualified}${type_}"
-        return f"urn:pulumi:{self._stack}::{self._project}::{type_}::{name}"
+        return f"urn:pulumi:{stack or self._stack}::{project or self._project}::{type_}::{name}"
+
+    def alias_urn(self, request: Any, alias: Any) -> str:
+        """The URN an alias of ``request`` names, as the engine collapses it (pulumi/pulumi
+        pkg/resource/deploy/step_generator.go ``collapseAliasToUrn``, read 2026-12-03): a spec's unset name, type,
+        parent, project and stack are the resource's own; ``noParent`` (``Alias(parent=ROOT_STACK_RESOURCE)``) or the
+        root stack as parent means none. Without old state, a parent that was itself found by an alias keeps its
+        new URN here (the engine substitutes the old one); the engine also adds the aliases a child inherits from
+        such a parent, which need old state (``tests/stacks/test_moved_urns.py`` computes both)."""
+        if alias.urn:
+            return str(alias.urn)
+        spec = alias.spec
+        parent = "" if spec.noParent else (spec.parentUrn or request.parent)
+        return self.make_urn(parent, spec.type or request.type, spec.name or request.name, spec.stack, spec.project)
 
     def provider_region(self, provider_ref: str) -> str | None:
         resource = self._by_urn.get(provider_ref.rsplit("::", 1)[0]) if provider_ref else None
@@ -153,7 +166,7 @@ class _RecordingMonitor(mocks.MockMonitor):
         urn = self.make_urn(request.parent, request.type, request.name)
         # As the engine does, before anything else: run the transforms that apply (gpucloud.transforms).
         request = self.transforms.apply(request, urn)
-        aliases = tuple(a.urn or str(a.spec) for a in request.aliases) + tuple(request.aliasURNs)
+        aliases = tuple(self.alias_urn(request, a) for a in request.aliases) + tuple(request.aliasURNs)
         properties = struct_pb2.Struct()
         properties.CopyFrom(request.object)
         recorded = RecordedResource(

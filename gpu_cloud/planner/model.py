@@ -33,7 +33,7 @@ class RecordedResource:
         ignore_changes: The ignoreChanges option.
         retain_on_delete: The retainOnDelete option.
         delete_before_replace: The deleteBeforeReplace option.
-        aliases: Alias URNs or specs, as strings.
+        aliases: The URNs the resource's aliases name (alias specs collapsed as the engine does).
     """
 
     urn: str

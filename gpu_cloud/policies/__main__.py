@@ -6,8 +6,12 @@ To add a policy: write ``gpucloud_rules/<name>.py`` defining
 
 from gpucloud_rules import (  # type: ignore[import-not-found]
     encryption_at_rest,
+    gpu_allocator_exclusive,
     gpu_cost_guard,
+    gpu_inference_fallback,
     gpu_node_isolation,
+    gpu_reservation_drain,
+    gpu_sharing_isolation,
     kms_key_rotation,
     kubernetes_version_support,
     no_public_ip,
@@ -30,6 +34,10 @@ RULES = [
     required_tags.RULE,
     gpu_cost_guard.RULE,
     kubernetes_version_support.RULE,
+    gpu_allocator_exclusive.RULE,
+    gpu_sharing_isolation.RULE,
+    gpu_inference_fallback.RULE,
+    gpu_reservation_drain.RULE,
 ]
 
 share_decoding()

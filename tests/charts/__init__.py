@@ -58,9 +58,9 @@ class TemplateRead:
 
 _GH = "https://github.com"
 _CA = f"{_GH}/kubernetes/autoscaler/blob/cluster-autoscaler-chart-9.59.0/cluster-autoscaler/charts/cluster-autoscaler"
-_GRAFANA = f"{_GH}/grafana/helm-charts/blob/grafana-10.5.15/charts/grafana/templates/_config.tpl"
-_KPS = f"{_GH}/prometheus-community/helm-charts/blob/kube-prometheus-stack-81.4.3/charts/kube-prometheus-stack"
-_NVDP = f"{_GH}/NVIDIA/k8s-device-plugin/blob/v0.17.1/deployments/helm/nvidia-device-plugin/templates/_helpers.tpl"
+_GRAFANA = f"{_GH}/grafana-community/helm-charts/blob/grafana-12.11.1/charts/grafana/templates/_config.tpl"
+_KPS = f"{_GH}/prometheus-community/helm-charts/blob/kube-prometheus-stack-88.5.3/charts/kube-prometheus-stack"
+_NVDP = f"{_GH}/NVIDIA/k8s-device-plugin/blob/v0.20.0/deployments/helm/nvidia-device-plugin/templates/_helpers.tpl"
 
 TEMPLATE_READS: Mapping[str, tuple[TemplateRead, ...]] = {
     "cluster-autoscaler": (

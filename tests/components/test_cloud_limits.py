@@ -13,8 +13,8 @@ from gpu_cloud.components.catalog import Cloud, instance_types
 from gpu_cloud.components.cloud_limits import ZONE_SEPARATOR, limits
 from gpu_cloud.components.k8s.addons import MONITORING_NAMESPACE, SYSTEM_NAMESPACE
 from gpu_cloud.components.k8s.queueing import JOBSET_NAMESPACE, KUEUE_NAMESPACE
-from gpu_cloud.components.refusals import SYSTEM_NAMESPACES
 from gpu_cloud.components.spec import DEFAULT_SYSTEM_INSTANCE_TYPES
+from gpu_cloud.components.spec.refusals import SYSTEM_NAMESPACES
 from gpu_cloud.planner import canned
 
 BOTOCORE_DATA = Path(botocore.__file__).parent / "data"

@@ -79,15 +79,15 @@ def test_releases_are_pinned_from_versions():
     assert {k: inputs[k] for k in ("name", "chart", "version", "namespace", "repositoryOpts")} == {
         "name": "nvidia-device-plugin",
         "chart": "nvidia-device-plugin",
-        "version": "0.17.1",
+        "version": "0.20.0",
         "namespace": "kube-system",
         "repositoryOpts": {"repo": "https://nvidia.github.io/k8s-device-plugin"},
     }
     plan = _plan(_aws())
     assert {r.inputs["chart"]: r.inputs["version"] for r in children(plan) if r.type.endswith("Release")} == {
-        "nvidia-device-plugin": "0.17.1",
-        "dcgm-exporter": "4.8.1",
-        "kube-prometheus-stack": "81.4.3",
+        "nvidia-device-plugin": "0.20.0",
+        "dcgm-exporter": "4.8.2",
+        "kube-prometheus-stack": "88.5.3",
         "prometheus-adapter": "5.3.0",
         "cluster-autoscaler": "9.59.0",
     }
@@ -166,7 +166,7 @@ def test_autoscaler_prefers_spot_then_fallback_and_scales_down():
     assert values["expanderPriorities"] == PRIORITIES
 
 
-@pytest.mark.parametrize(("version", "tag"), [("1.35", "v1.35.0"), ("1.36", "v1.36.1")])
+@pytest.mark.parametrize(("version", "tag"), [("1.35", "v1.35.2"), ("1.36", "v1.36.1")])
 def test_the_autoscaler_runs_the_image_of_the_clusters_kubernetes_version(version, tag):
     values = _values(_plan(_aws(kubernetes_version=version)), "cluster-autoscaler")
     assert values["image"] == {"tag": tag}

@@ -74,16 +74,16 @@ def test_the_tf_serving_2_18_image_is_built_on_cuda_12_2_not_the_pip_build_12_5(
 
 
 def test_the_default_image_is_checked_through_its_cuda_against_the_pools_driver():
-    # Default image -> CUDA 12.2 -> driver 535.54.03 or later -> the ACK pools' pinned 550 runs it, a 530 does not.
-    assert versions.TENSORFLOW_SERVING_GPU_IMAGE == "tensorflow/serving:2.18.0-gpu"
+    # Default image -> CUDA 12.2 -> driver 535.54.03 or later -> the ACK pools' pinned 570 runs it, a 530 does not.
+    assert versions.TENSORFLOW_SERVING_GPU_IMAGE == "tensorflow/serving:2.18.1-gpu"
     ack_pool = inference_pool(instance_types=("ecs.gn7i-c8g1.2xlarge",))
-    assert driver_branch(Cloud.ALICLOUD, ack_pool, versions.ACK_NVIDIA_DRIVER_VERSION) == 550
+    assert driver_branch(Cloud.ALICLOUD, ack_pool, versions.ACK_NVIDIA_DRIVER_VERSION) == 570
     assert cuda_problems(Cloud.ALICLOUD, service(), ack_pool, versions.ACK_NVIDIA_DRIVER_VERSION) == []
     [problem] = cuda_problems(Cloud.ALICLOUD, service(), ack_pool, "530.30.02")
     assert str(problem) == (
-        "image: inference service 'resnet' needs CUDA 12.2 (tensorflow/serving:2.18.0-gpu), but pool 'inference-a10g'"
+        "image: inference service 'resnet' needs CUDA 12.2 (tensorflow/serving:2.18.1-gpu), but pool 'inference-a10g'"
         " runs NVIDIA driver 530 (ACK GPU node image), which runs CUDA up to 12.1; CUDA 12.2 needs driver 535.54.03"
-        " or later (got tensorflow/serving:2.18.0-gpu)"
+        " or later (got tensorflow/serving:2.18.1-gpu)"
     )
 
 
@@ -107,5 +107,5 @@ def test_prod_cn_serves_the_default_image_on_a_pool_whose_pinned_driver_runs_its
     [container] = named("prod-cn", "prod-cn-resnet-deployment").inputs["spec"]["template"]["spec"]["containers"]
     driver = label_map(named("prod-cn", "prod-cn-inference-pool").inputs)[ACK_DRIVER_VERSION_LABEL]
     cuda = FRAMEWORK_CUDA[image_framework(container["image"]) or ""]
-    assert (container["image"], cuda, driver) == ("tensorflow/serving:2.18.0-gpu", "12.2", "550.144.03")
+    assert (container["image"], cuda, driver) == ("tensorflow/serving:2.18.1-gpu", "12.2", "570.169")
     assert int(CUDA_MIN_DRIVER[cuda].split(".")[0]) <= int(driver.split(".")[0])

@@ -68,7 +68,7 @@ def test_children_are_service_account_deployment_pdb_service_and_hpa():
 
 def test_default_image_is_tensorflow_serving_gpu_serving_the_staged_model():
     [container] = _pod(_plan())["containers"]
-    assert container["image"] == "tensorflow/serving:2.18.0-gpu"
+    assert container["image"] == "tensorflow/serving:2.18.1-gpu"
     assert container["command"] == ["tensorflow_model_server"]
     assert container["args"] == [
         "--model_name=resnet",
@@ -113,10 +113,10 @@ def test_a_custom_server_gets_the_model_in_its_environment_and_is_probed_on_its_
 @pytest.mark.parametrize(
     ("cloud", "image", "store_env"),
     [
-        (Cloud.AWS, "public.ecr.aws/aws-cli/aws-cli:2.31.23", {"AWS_REGION": "us-east-1"}),
+        (Cloud.AWS, "public.ecr.aws/aws-cli/aws-cli:2.36.7", {"AWS_REGION": "us-east-1"}),
         (
             Cloud.ALICLOUD,
-            "alpine:3.22.2",
+            "alpine:3.22.5",
             {"OSS_REGION": "cn-hangzhou", "OSS_ENDPOINT": "https://oss-cn-hangzhou-internal.aliyuncs.com"},
         ),
     ],

@@ -136,6 +136,51 @@ COMPLIANT: dict[str, dict[str, Any]] = {
         "ciphers": ["TLS_AES_128_GCM_SHA256"],
         "tags": REQUIRED_TAGS,
     },
+    "alicloud:nlb/loadBalancer:LoadBalancer": {
+        "addressType": "Intranet",
+        "loadBalancerType": "Network",
+        "vpcId": "vpc-1",
+        "tags": REQUIRED_TAGS,
+    },
+    "alicloud:slb/listener:Listener": {
+        "loadBalancerId": "lb-1",
+        "protocol": "https",
+        "frontendPort": 443,
+        "tlsCipherPolicy": "tls-tls13only",
+    },
+    "alicloud:slb/tlsCipherPolicy:TlsCipherPolicy": {
+        "tlsCipherPolicyName": "tls13",
+        "tlsVersions": ["TLSv1.3"],
+        "ciphers": ["TLS_AES_128_GCM_SHA256"],
+    },
+    "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment": {
+        "roleName": "gpu-user",
+        "policyName": "AliyunOSSReadOnlyAccess",
+        "policyType": "System",
+    },
+    "alicloud:ram/userPolicyAttachment:UserPolicyAttachment": {
+        "userName": "ci",
+        "policyName": "AliyunOSSReadOnlyAccess",
+        "policyType": "System",
+    },
+    "alicloud:ram/groupPolicyAttachment:GroupPolicyAttachment": {
+        "groupName": "ops",
+        "policyName": "AliyunOSSReadOnlyAccess",
+        "policyType": "System",
+    },
+    "alicloud:cs/kubernetesPermission:KubernetesPermission": {
+        "uid": "2345678901234567",
+        "permissions": [
+            {"cluster": "c-1", "roleName": "gpu-admin", "roleType": "cluster", "isCustom": True, "isRamRole": True},
+            {"cluster": "c-1", "roleName": "dev", "roleType": "namespace", "namespace": "gpu-training"},
+        ],
+    },
+    "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": {
+        "clusterName": "gpu",
+        "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy",
+        "principalArn": "arn:aws:iam::123456789012:role/ml-researcher",
+        "accessScope": {"type": "cluster"},
+    },
     "alicloud:slb/applicationLoadBalancer:ApplicationLoadBalancer": {
         "addressType": "intranet",
         "tags": REQUIRED_TAGS,
@@ -161,6 +206,30 @@ COMPLIANT: dict[str, dict[str, Any]] = {
     "kubernetes:core/v1:Service": {
         "metadata": {"name": "web"},
         "spec": {"type": "ClusterIP", "ports": [{"port": 80}]},
+    },
+    "kubernetes:apps/v1:Deployment": {
+        "metadata": {"name": "server"},
+        "spec": {
+            "replicas": 2,
+            "template": {
+                "spec": {
+                    "nodeSelector": {"gpucloud.io/pool": "inference"},
+                    "priorityClassName": "gpu-standard",
+                    "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                    "containers": [{"name": "server", "resources": {"limits": {"nvidia.com/gpu": "1"}}}],
+                }
+            },
+        },
+    },
+    "kubernetes:helm.sh/v3:Release": {
+        "chart": "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+        "values": {"gpuResourcesEnabledOverride": True, "kubeletPlugin": {"nodeSelector": {"gpu-allocator": "dra"}}},
+    },
+    "aws:autoscaling/group:Group": {
+        "name": "gpu-asg",
+        "launchTemplate": {"name": "gpu-lt", "version": "1"},
+        "minSize": 0,
+        "maxSize": 2,
     },
     "kubernetes:rbac.authorization.k8s.io/v1:Role": {
         "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]}],

@@ -11,7 +11,9 @@ from gpu_cloud.policies.gpucloud_rules import cost_model
 
 PACK = Path(__file__).resolve().parents[2] / "gpu_cloud" / "policies"
 # What the pack may import under the Pulumi CLI (policies/requirements.txt): its own modules, the SDKs.
-PACK_IMPORTS = set(sys.stdlib_module_names) | {"__future__", "pulumi", "pulumi_policy", "gpucloud_rules"}
+# yaml: PyYAML, a dependency of the pulumi SDK (requirements.txt pins it "via pulumi"); gpu-sharing-isolation reads
+# the NVIDIA device plugin's config files with it.
+PACK_IMPORTS = set(sys.stdlib_module_names) | {"__future__", "pulumi", "pulumi_policy", "gpucloud_rules", "yaml"}
 
 
 def test_region_comes_from_the_resource_then_its_provider_then_the_config() -> None:

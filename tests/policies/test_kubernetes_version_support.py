@@ -29,11 +29,32 @@ EKS_131_PAST = ("Kubernetes 1.31 is past its end of extended support on aws (202
 ACK_NEAR = (f"{ACK_135} leaves standard support on alicloud on 2027-02-28: plan the upgrade", True)
 ACK_PAST = (f"{ACK_135} is past its end of support on alicloud (2027-02-28): upgrade", False)
 ACK_133_PAST = ("Kubernetes 1.33.3-aliyun.1 is past its end of support on alicloud (2026-05-31): upgrade", False)
-NOT_IN_CALENDAR = (
-    "Kubernetes 1.19 is not in the aws support calendar (1.30, 1.31, 1.32, 1.33, 1.34, 1.35, 1.36)",
+EKS_129_PAST = ("Kubernetes 1.29 is past its end of extended support on aws (2026-03-23): upgrade", False)
+EKS_121_PAST = ("Kubernetes 1.21 is past its end of support on aws (2023-02-16): upgrade", False)
+EKS_OLDER = (
+    "Kubernetes 1.9 is older than every version in the aws support calendar (oldest: 1.18, unsupported since "
+    "2022-08-15): upgrade",
+    False,
+)
+ACK_NEVER = (
+    "Kubernetes 1.29.1-aliyun.1 was never a version of alicloud (its support calendar goes from 1.28 to 1.30): upgrade",
+    False,
+)
+EKS_NEWER = (
+    "Kubernetes 1.37 is newer than every version in the aws support calendar (newest: 1.36): update the calendar",
     True,
 )
 UNKNOWN = ("could not decide: version is unknown during preview", False)
+NUMBER = (
+    "could not decide: version is a number (1.3), not a string: a number loses its trailing zeros (1.30 arrives as "
+    '1.3), so the version meant cannot be read; quote it ("1.30")',
+    False,
+)
+V_PREFIX = (
+    "could not decide: version is not a Kubernetes version as EKS and ACK read it ('v1.35'): give <major>.<minor> "
+    "(EKS, e.g. 1.35) or an ACK release (e.g. 1.35.7-aliyun.1), without a v prefix",
+    False,
+)
 
 
 @pytest.mark.parametrize(
@@ -55,7 +76,16 @@ UNKNOWN = ("could not decide: version is unknown during preview", False)
         (ACK, "1.33.3-aliyun.1", "2026-12-02", [ACK_133_PAST]),
         # Unset: the cloud picks its current default.
         (EKS, None, "2026-12-02", []),
-        (EKS, "1.19", "2026-12-02", [NOT_IN_CALENDAR]),
+        (EKS, "", "2026-12-02", []),
+        # Past extended support, and older than the calendar: mandatory, never "not in the calendar".
+        (EKS, "1.29", "2026-12-03", [EKS_129_PAST]),
+        (EKS, "1.21", "2026-12-03", [EKS_121_PAST]),
+        (EKS, "1.9", "2026-12-03", [EKS_OLDER]),
+        (ACK, "1.29.1-aliyun.1", "2026-12-03", [ACK_NEVER]),
+        (EKS, "1.37", "2026-12-03", [EKS_NEWER]),
+        # As the cloud reads it, or could not decide: a number lost its trailing zero; a v prefix is no version.
+        (EKS, 1.3, "2026-12-03", [NUMBER]),
+        (ACK, "v1.35", "2026-12-03", [V_PREFIX]),
         (EKS, "04da6b54-80e4-46f7-96ec-b56ff0331ba9", "2026-12-02", [UNKNOWN]),
     ],
 )

@@ -44,12 +44,42 @@ STACK = "dev"
 URN = "urn:pulumi:dev::p::t::r"
 ENGINE_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # what the engine sends for any unknown value
 PROVIDER = {"region": "us-east-1"}
-# Compliant resources beyond the fixtures: gpu-cost-guard's GPU pools must run on spot in a non-prod stack.
-BASES = {
-    ("gpu-cost-guard", "aws:eks/nodeGroup:NodeGroup"): {
-        **COMPLIANT["aws:eks/nodeGroup:NodeGroup"],
-        "capacityType": "SPOT",
+_SERVICE = "kubernetes:core/v1:Service"
+_TLS_PORTS = {"type": "LoadBalancer", "ports": [{"name": "https", "port": 443, "protocol": "TCP"}]}
+_AWS = "service.beta.kubernetes.io/aws-load-balancer-"
+_ALI = "service.beta.kubernetes.io/alibaba-cloud-loadbalancer-"
+_AWS_TLS = {
+    f"{_AWS}ssl-cert": "arn:aws:acm:us-east-1:1:certificate/x",
+    f"{_AWS}ssl-ports": "https",
+    f"{_AWS}ssl-negotiation-policy": "ELBSecurityPolicy-TLS13-1-3-2021-06",
+}
+_ALI_TLS = {f"{_ALI}address-type": "intranet", f"{_ALI}cert-id": "1-cn-hangzhou", f"{_ALI}tls-cipher-policy": "sp-1"}
+# A compliant LoadBalancer Service for each controller that builds one (load_balancer_services.py).
+_LOAD_BALANCER_SERVICES = [
+    {"metadata": {"annotations": {**_AWS_TLS, f"{_AWS}type": "nlb", f"{_AWS}internal": "true"}}, "spec": _TLS_PORTS},
+    {
+        "metadata": {"annotations": {**_AWS_TLS, f"{_AWS}scheme": "internal"}},
+        "spec": {**_TLS_PORTS, "loadBalancerClass": "service.k8s.aws/nlb"},
     },
+    {"metadata": {"annotations": {**_ALI_TLS, f"{_ALI}protocol-port": "https:443"}}, "spec": _TLS_PORTS},
+    {
+        "metadata": {"annotations": {**_ALI_TLS, f"{_ALI}protocol-port": "tcpssl:443"}},
+        "spec": {**_TLS_PORTS, "loadBalancerClass": "alibabacloud.com/nlb"},
+    },
+]
+# Compliant resources beyond the fixtures: gpu-cost-guard's GPU pools must run on spot in a non-prod stack; a
+# LoadBalancer Service for each of its controllers.
+BASES: dict[tuple[str, str], list[dict[str, Any]]] = {
+    ("gpu-cost-guard", "aws:eks/nodeGroup:NodeGroup"): [
+        {
+            **COMPLIANT["aws:eks/nodeGroup:NodeGroup"],
+            "capacityType": "SPOT",
+            "instanceTypes": ["g5.xlarge"],
+            "scalingConfig": {"minSize": 0, "desiredSize": 0, "maxSize": 2},
+        },
+    ],
+    ("tls-1-3", _SERVICE): _LOAD_BALANCER_SERVICES,
+    ("no-public-ip", _SERVICE): [COMPLIANT[_SERVICE], *_LOAD_BALANCER_SERVICES],
 }
 SETTINGS = settings(
     max_examples=600, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck)
@@ -161,9 +191,9 @@ def _cases() -> list[Case]:
     cases = []
     for rule in _rules():
         for resource_type in sorted(rule.resource_types & COMPLIANT.keys()):
-            props = BASES.get((rule.name, resource_type), COMPLIANT[resource_type])
-            if verdict(rule, resource_type, props) == []:
-                cases.append(Case(rule, resource_type, props, tuple(paths_read(rule, resource_type, props))))
+            for props in BASES.get((rule.name, resource_type), [COMPLIANT[resource_type]]):
+                if verdict(rule, resource_type, props) == []:
+                    cases.append(Case(rule, resource_type, props, tuple(paths_read(rule, resource_type, props))))
     return [case for case in cases if case.paths]
 
 
@@ -211,8 +241,16 @@ def test_every_policy_has_cases() -> None:
     assert names == {rule.name for rule in _rules()} - NO_COMPLIANT_FIXTURE
 
 
-# Policies without a compliant fixture of their types here (they have their own tests).
-NO_COMPLIANT_FIXTURE: frozenset[str] = frozenset()
+def test_every_extra_base_is_compliant() -> None:
+    for (name, resource_type), bases in BASES.items():
+        rule = next(rule for rule in _rules() if rule.name == name)
+        for props in bases:
+            assert verdict(rule, resource_type, props) == [], (name, resource_type, props)
+
+
+# Policies without a compliant fixture of their types here (they have their own tests): gpu-sharing-isolation reads
+# nothing outside production stacks (test_gpu_rules.py fuzzes it in one).
+NO_COMPLIANT_FIXTURE: frozenset[str] = frozenset({"gpu-sharing-isolation"})
 
 
 @SETTINGS

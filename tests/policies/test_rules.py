@@ -23,7 +23,7 @@ from gpu_cloud.policies.gpucloud_rules.rule import Finding, StackResource, effec
 from tests.policies.wire import stack_resource
 
 # The policies of POLICY_RULES.md (names fixed: CI configs and exemptions refer to them) and the pack's own
-# gpu-cost-guard, with their default enforcement levels (policies/README.md).
+# gpu-cost-guard, kubernetes-version-support and GPU-aware rules, with their default levels (policies/README.md).
 CONTRACT_POLICIES = {
     "no-public-ip": "mandatory",
     "kms-key-rotation": "mandatory",
@@ -35,6 +35,10 @@ CONTRACT_POLICIES = {
     "required-tags": "advisory",
     "gpu-cost-guard": "advisory",
     "kubernetes-version-support": "mandatory",
+    "gpu-allocator-exclusive": "mandatory",
+    "gpu-sharing-isolation": "advisory",
+    "gpu-inference-fallback": "mandatory",
+    "gpu-reservation-drain": "mandatory",
 }
 
 
@@ -90,9 +94,13 @@ def test_given_config_overrides_defaults() -> None:
         ("g4dn.xlarge", True),
         ("g5g.2xlarge", True),
         ("gr6.4xlarge", True),
+        ("g7e.12xlarge", True),
+        ("p6e-gb200.36xlarge", True),
+        ("p2.xlarge", True),  # previous generation, NVIDIA K80
+        ("P5.48XLARGE", True),
         ("g4ad.xlarge", False),  # AMD GPU
         ("m5.large", False),
-        ("p2.xlarge", False),  # not in the supported NVIDIA families
+        ("inf2.xlarge", False),  # AWS Inferentia, no GPU
     ],
 )
 def test_aws_gpu_families(instance_type: str, gpu: bool) -> None:

@@ -20,7 +20,7 @@ from tests.policies.wire import UNKNOWN, Secret, resource, stack_resource, urn
 STACK = "dev"
 M, A = "mandatory", "advisory"
 
-NO_PUBLIC_IP, KMS, ENCRYPTION, TLS, RBAC, GPU, PROTECT, TAGS = (
+NO_PUBLIC_IP, KMS, ENCRYPTION, TLS, RBAC, GPU, PROTECT, TAGS, VERSION = (
     "no-public-ip",
     "kms-key-rotation",
     "encryption-at-rest",
@@ -29,7 +29,12 @@ NO_PUBLIC_IP, KMS, ENCRYPTION, TLS, RBAC, GPU, PROTECT, TAGS = (
     "gpu-node-isolation",
     "protect-stateful",
     "required-tags",
+    "kubernetes-version-support",
 )
+DEPLOYER_ROLE = "arn:aws:iam::123456789012:role/ml-platform-deployer"
+RAM_DEPLOYER_ROLE = "acs:ram::1234567890123456:role/ml-platform-deployer"
+RAM_DEPLOYER_ROLE_ID = "3000000000000001"
+EKS_CLUSTER_ADMIN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,12 @@ AWS_KMS, ALI_KMS = "aws:kms/key:Key", "alicloud:kms/key:Key"
 NODE_GROUP, NODE_POOL = "aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool"
 SERVICE = "kubernetes:core/v1:Service"
 NLB_LISTENER, NLB_POLICY = "alicloud:nlb/listener:Listener", "alicloud:nlb/securityPolicy:SecurityPolicy"
+CLB_LISTENER, CLB_POLICY = "alicloud:slb/listener:Listener", "alicloud:slb/tlsCipherPolicy:TlsCipherPolicy"
+ALI_NLB = "alicloud:nlb/loadBalancer:LoadBalancer"
+RAM_ROLE_ATTACH = "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment"
+ACK_PERMISSION = "alicloud:cs/kubernetesPermission:KubernetesPermission"
+EKS_ACCESS_POLICY = "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
+RAM_ADMIN = {"policyName": "AdministratorAccess", "policyType": "System"}
 RBAC_V1 = "kubernetes:rbac.authorization.k8s.io/v1:"
 FORWARD = {"type": "forward", "targetGroupArn": "arn:tg"}
 REDIRECT = {"type": "redirect", "redirect": {"protocol": "HTTPS"}}
@@ -90,6 +101,19 @@ ALI_TLS = {
 }
 TLS_SERVICE = {"type": "LoadBalancer", "ports": [{"name": "https", "port": 443.0, "protocol": "TCP"}]}
 ALI_NLB_SERVICE = {**TLS_SERVICE, "loadBalancerClass": "alibabacloud.com/nlb"}
+LBC_SERVICE = {**TLS_SERVICE, "loadBalancerClass": "service.k8s.aws/nlb"}
+LBC_TLS = {
+    f"{AWS_LB}scheme": "internal",
+    f"{AWS_LB}ssl-cert": "arn:aws:acm:us-east-1:123456789012:certificate/x",
+    f"{AWS_LB}ssl-ports": "https",
+    f"{AWS_LB}ssl-negotiation-policy": "ELBSecurityPolicy-TLS13-1-3-2021-06",
+}
+CLB_TLS = {
+    f"{ALI_LB}address-type": "intranet",
+    f"{ALI_LB}protocol-port": "https:443",
+    f"{ALI_LB}cert-id": "1234-cn-hangzhou",
+    f"{ALI_LB}tls-cipher-policy": UNKNOWN,
+}
 
 
 def aws_tls(**changes: Any) -> dict[str, Any]:
@@ -98,6 +122,14 @@ def aws_tls(**changes: Any) -> dict[str, Any]:
 
 def ali_tls(**changes: Any) -> dict[str, Any]:
     return annotated({k: v for k, v in (ALI_TLS | changes).items() if v is not None}, ALI_NLB_SERVICE)
+
+
+def lbc_tls(**changes: Any) -> dict[str, Any]:
+    return annotated({k: v for k, v in (LBC_TLS | changes).items() if v is not None}, LBC_SERVICE)
+
+
+def clb_tls(**changes: Any) -> dict[str, Any]:
+    return annotated({k: v for k, v in (CLB_TLS | changes).items() if v is not None}, TLS_SERVICE)
 
 
 CASES = [
@@ -242,18 +274,57 @@ CASES = [
     # no-public-ip, Kubernetes
     Case("svc-cluster-ip", SERVICE),
     Case("svc-public-lb", SERVICE, {"spec": LB_SERVICE}, {NO_PUBLIC_IP: M, TLS: M}),
+    # The in-tree controller never reads aws-load-balancer-scheme; it reads internal as anything but "false".
+    Case("svc-in-tree-ignores-scheme", SERVICE, annotated({f"{AWS_LB}scheme": "internal"}), {NO_PUBLIC_IP: M, TLS: M}),
+    Case("svc-lb-aws-internal", SERVICE, annotated({f"{AWS_LB}internal": "true"}), {TLS: M}),
+    Case("svc-in-tree-internal-any-value", SERVICE, annotated({f"{AWS_LB}internal": "yes"}), {TLS: M}),
+    Case("svc-in-tree-internal-false", SERVICE, annotated({f"{AWS_LB}internal": "false"}), {NO_PUBLIC_IP: M, TLS: M}),
+    # The AWS Load Balancer Controller: scheme exactly, else internal as strconv.ParseBool reads it, else its default.
+    Case("svc-lbc-internal", SERVICE, lbc_tls()),
+    Case("svc-lbc-internet-facing", SERVICE, lbc_tls(**{f"{AWS_LB}scheme": "internet-facing"}), {NO_PUBLIC_IP: M}),
+    Case("svc-lbc-scheme-refused", SERVICE, lbc_tls(**{f"{AWS_LB}scheme": "Internal"})),
     Case(
-        "svc-lb-aws-scheme-internal",
+        "svc-lbc-legacy-internal",
         SERVICE,
-        annotated({"service.beta.kubernetes.io/aws-load-balancer-scheme": "Internal"}),
+        lbc_tls(**{f"{AWS_LB}scheme": None, f"{AWS_LB}internal": "TRUE"}),
+    ),
+    Case(
+        "svc-lbc-legacy-internal-false",
+        SERVICE,
+        lbc_tls(**{f"{AWS_LB}scheme": None, f"{AWS_LB}internal": "F"}),
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("svc-lbc-default-scheme", SERVICE, lbc_tls(**{f"{AWS_LB}scheme": None}), {NO_PUBLIC_IP: M}),
+    Case(
+        "svc-external-without-target-type",
+        SERVICE,
+        annotated({f"{AWS_LB}type": "external", f"{AWS_LB}scheme": "internet-facing"}),
         {TLS: M},
     ),
     Case(
-        "svc-lb-aws-internal",
+        "svc-nlb-ip-internal",
         SERVICE,
-        annotated({"service.beta.kubernetes.io/aws-load-balancer-internal": "true"}),
-        {TLS: M},
+        annotated({**{k: v for k, v in LBC_TLS.items()}, f"{AWS_LB}type": "nlb-ip"}, TLS_SERVICE),
     ),
+    Case(
+        "svc-external-ip-target",
+        SERVICE,
+        annotated({**LBC_TLS, f"{AWS_LB}type": "external", f"{AWS_LB}nlb-target-type": "ip"}, TLS_SERVICE),
+    ),
+    Case(
+        "svc-unknown-class",
+        SERVICE,
+        annotated(LBC_TLS, {**TLS_SERVICE, "loadBalancerClass": "example.com/lb"}),
+        {NO_PUBLIC_IP: M, TLS: M},
+    ),
+    Case(
+        "svc-clb-intranet-capitalised",
+        SERVICE,
+        clb_tls(**{f"{ALI_LB}address-type": "Intranet"}),
+        {NO_PUBLIC_IP: M},
+    ),
+    Case("svc-ali-nlb-intranet-capitalised", SERVICE, ali_tls(**{f"{ALI_LB}address-type": "Intranet"})),
+    Case("svc-ali-nlb-internet-default", SERVICE, ali_tls(**{f"{ALI_LB}address-type": None}), {NO_PUBLIC_IP: M}),
     Case(
         "svc-lb-alibaba-intranet",
         SERVICE,
@@ -420,9 +491,41 @@ CASES = [
     # tls-1-3, LoadBalancer Services
     Case("svc-aws-tls13", SERVICE, aws_tls()),
     Case("svc-aws-tls13-every-port", SERVICE, aws_tls(**{f"{AWS_LB}ssl-ports": None})),
-    Case("svc-aws-tls13-port-number-star", SERVICE, aws_tls(**{f"{AWS_LB}ssl-ports": " * "})),
-    Case("svc-aws-tls13-by-number", SERVICE, aws_tls(**{f"{AWS_LB}ssl-ports": "8443, 443"})),
-    Case("svc-aws-uppercase-nlb", SERVICE, aws_tls(**{f"{AWS_LB}type": "NLB"})),
+    Case("svc-in-tree-star", SERVICE, aws_tls(**{f"{AWS_LB}ssl-ports": "*"})),
+    # The in-tree controller neither trims ssl-ports items nor compares the type in another case.
+    Case("svc-in-tree-star-with-spaces", SERVICE, aws_tls(**{f"{AWS_LB}ssl-ports": " * "}), {TLS: M}),
+    Case("svc-in-tree-by-number", SERVICE, aws_tls(**{f"{AWS_LB}ssl-ports": "8443,443"})),
+    Case("svc-in-tree-number-with-space", SERVICE, aws_tls(**{f"{AWS_LB}ssl-ports": "8443, 443"}), {TLS: M}),
+    Case("svc-aws-uppercase-nlb", SERVICE, aws_tls(**{f"{AWS_LB}type": "NLB"}), {TLS: M}),
+    Case(
+        "svc-aws-policy-name-case",
+        SERVICE,
+        aws_tls(**{f"{AWS_LB}ssl-negotiation-policy": "elbsecuritypolicy-tls13-1-3-2021-06"}),
+        {TLS: M},
+    ),
+    # The AWS Load Balancer Controller: trimmed lists, "*" is no port (refused), its default policy is TLS 1.2.
+    Case("svc-lbc-ports-trimmed", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-ports": " 443 , https "})),
+    Case("svc-lbc-star-refused", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-ports": "*"}), {TLS: M}),
+    Case("svc-lbc-every-port", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-ports": None})),
+    Case("svc-lbc-ports-unknown", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-ports": UNKNOWN}), {TLS: M}),
+    Case("svc-lbc-cert-unknown", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-cert": UNKNOWN})),
+    Case("svc-lbc-default-policy", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-negotiation-policy": None}), {TLS: M}),
+    Case("svc-lbc-no-cert", SERVICE, lbc_tls(**{f"{AWS_LB}ssl-cert": " , "}), {TLS: M}),
+    # ACK's controller, CLB (no class): https in lower case only, no tcpssl; the custom policy is checked on its own.
+    Case("svc-clb-https", SERVICE, clb_tls()),
+    Case("svc-clb-uppercase-refused", SERVICE, clb_tls(**{f"{ALI_LB}protocol-port": "HTTPS:443"}), {TLS: M}),
+    Case("svc-clb-tcpssl-refused", SERVICE, clb_tls(**{f"{ALI_LB}protocol-port": "tcpssl:443"}), {TLS: M}),
+    Case(
+        "svc-clb-system-policy",
+        SERVICE,
+        clb_tls(**{f"{ALI_LB}tls-cipher-policy": "tls_cipher_policy_1_2_strict_with_1_3"}),
+        {TLS: M},
+    ),
+    Case(
+        "svc-clb-legacy-prefix",
+        SERVICE,
+        annotated({k.replace("alibaba-cloud-", "alicloud-"): v for k, v in CLB_TLS.items()}, TLS_SERVICE),
+    ),
     Case("svc-aws-no-cert", SERVICE, aws_tls(**{f"{AWS_LB}ssl-cert": None}), {TLS: M}),
     Case("svc-aws-cert-unknown", SERVICE, aws_tls(**{f"{AWS_LB}ssl-cert": UNKNOWN})),
     Case("svc-aws-port-not-tls", SERVICE, aws_tls(**{f"{AWS_LB}ssl-ports": "8443"}), {TLS: M}),
@@ -448,7 +551,8 @@ CASES = [
     Case("svc-aws-classic-elb", SERVICE, aws_tls(**{f"{AWS_LB}type": None}), {TLS: M}),
     Case("svc-ali-nlb-tls13", SERVICE, ali_tls()),
     Case("svc-ali-custom-policy-id", SERVICE, ali_tls(**{f"{ALI_LB}tls-cipher-policy": "sp-abc123"})),
-    Case("svc-ali-https-clb-port", SERVICE, ali_tls(**{f"{ALI_LB}protocol-port": "HTTPS:443"})),
+    Case("svc-ali-nlb-tcpssl-any-case", SERVICE, ali_tls(**{f"{ALI_LB}protocol-port": "TcpSsl:443"})),
+    Case("svc-ali-nlb-https-refused", SERVICE, ali_tls(**{f"{ALI_LB}protocol-port": "HTTPS:443"}), {TLS: M}),
     Case("svc-ali-tcp-port", SERVICE, ali_tls(**{f"{ALI_LB}protocol-port": "tcp:443"}), {TLS: M}),
     Case("svc-ali-no-protocol-port", SERVICE, ali_tls(**{f"{ALI_LB}protocol-port": None}), {TLS: M}),
     Case("svc-ali-no-cert", SERVICE, ali_tls(**{f"{ALI_LB}cert-id": None}), {TLS: M}),
@@ -483,6 +587,23 @@ CASES = [
     Case("nlb-policy-single-tls12", NLB_POLICY, {"tlsVersions": "TLSv1.2"}, {TLS: M}),
     Case("nlb-policy-no-versions", NLB_POLICY, {"tlsVersions": []}, {TLS: M}),
     Case("nlb-policy-versions-unknown", NLB_POLICY, {"tlsVersions": UNKNOWN}, {TLS: M}),
+    # tls-1-3, Alibaba CLB listeners and custom TLS policies: as NLB ones
+    Case("clb-https-custom", CLB_LISTENER),
+    Case("clb-https-default-policy", CLB_LISTENER, {"tlsCipherPolicy": None}, {TLS: M}),
+    Case("clb-https-system-policy", CLB_LISTENER, {"tlsCipherPolicy": "tls_cipher_policy_1_1"}, {TLS: M}),
+    Case("clb-http-plain", CLB_LISTENER, {"protocol": "http", "tlsCipherPolicy": None}, {TLS: M}),
+    Case(
+        "clb-http-redirect",
+        CLB_LISTENER,
+        {"protocol": "http", "tlsCipherPolicy": None, "listenerForward": "on", "forwardPort": 443},
+    ),
+    Case("clb-tcp", CLB_LISTENER, {"protocol": "tcp", "tlsCipherPolicy": None}),
+    Case("clb-policy-tls13", CLB_POLICY),
+    Case("clb-policy-allows-tls11", CLB_POLICY, {"tlsVersions": ["TLSv1.1", "TLSv1.3"]}, {TLS: M}),
+    # no-public-ip, Alibaba NLB
+    Case("ali-nlb-intranet", ALI_NLB),
+    Case("ali-nlb-internet", ALI_NLB, {"addressType": "Internet"}, {NO_PUBLIC_IP: M}),
+    Case("ali-nlb-public-ipv6", ALI_NLB, {"ipv6AddressType": "Internet"}, {NO_PUBLIC_IP: M}),
     # rbac-least-privilege
     Case("role-scoped", RBAC_V1 + "Role"),
     Case(
@@ -583,6 +704,68 @@ CASES = [
         {"policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
         {RBAC: M},
     ),
+    Case(
+        "role-attach-admin-deployer",
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+        {"role": "ml-platform-deployer", "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
+    ),
+    Case(
+        "attach-admin-deployer-and-user",
+        "aws:iam/policyAttachment:PolicyAttachment",
+        {
+            "roles": ["ml-platform-deployer"],
+            "users": ["ci"],
+            "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess",
+        },
+        {RBAC: M},
+    ),
+    # Administrator grants on Alibaba Cloud and EKS: violations unless they name a deployer role (config).
+    Case("ram-attach-readonly", RAM_ROLE_ATTACH),
+    Case("ram-attach-admin", RAM_ROLE_ATTACH, RAM_ADMIN, {RBAC: M}),
+    Case("ram-attach-admin-deployer", RAM_ROLE_ATTACH, {**RAM_ADMIN, "roleName": "ml-platform-deployer"}),
+    Case("ram-attach-admin-role-unknown", RAM_ROLE_ATTACH, {**RAM_ADMIN, "roleName": UNKNOWN}, {RBAC: M}),
+    Case("ram-attach-custom-named-admin", RAM_ROLE_ATTACH, {**RAM_ADMIN, "policyType": "Custom"}),
+    Case("ram-user-attach-admin", "alicloud:ram/userPolicyAttachment:UserPolicyAttachment", RAM_ADMIN, {RBAC: M}),
+    Case("ram-group-attach-admin", "alicloud:ram/groupPolicyAttachment:GroupPolicyAttachment", RAM_ADMIN, {RBAC: M}),
+    Case("ack-grant-scoped", ACK_PERMISSION),
+    Case(
+        "ack-grant-admin",
+        ACK_PERMISSION,
+        {
+            "permissions": [
+                {"cluster": "c-1", "roleName": "dev", "roleType": "namespace"},
+                {"cluster": "c-1", "roleName": "admin", "roleType": "cluster"},
+            ]
+        },
+        {RBAC: M},
+    ),
+    Case(
+        "ack-grant-custom-cluster-admin",
+        ACK_PERMISSION,
+        {"permissions": {"cluster": "c-1", "roleName": "cluster-admin", "roleType": "cluster", "isCustom": "true"}},
+        {RBAC: M},
+    ),
+    Case(
+        "ack-grant-admin-deployer",
+        ACK_PERMISSION,
+        {
+            "uid": RAM_DEPLOYER_ROLE_ID,
+            "permissions": [{"cluster": "c-1", "roleName": "admin", "roleType": "all-clusters"}],
+        },
+    ),
+    Case("eks-access-view", EKS_ACCESS_POLICY),
+    Case("eks-access-cluster-admin", EKS_ACCESS_POLICY, {"policyArn": EKS_CLUSTER_ADMIN}, {RBAC: M}),
+    Case(
+        "eks-access-cluster-admin-deployer",
+        EKS_ACCESS_POLICY,
+        {"policyArn": EKS_CLUSTER_ADMIN, "principalArn": DEPLOYER_ROLE},
+    ),
+    Case(
+        "eks-access-cluster-admin-principal-unknown",
+        EKS_ACCESS_POLICY,
+        {"policyArn": EKS_CLUSTER_ADMIN, "principalArn": UNKNOWN},
+        {RBAC: M},
+    ),
     Case("ram-read", "alicloud:ram/policy:Policy"),
     Case(
         "ram-service-admin",
@@ -666,6 +849,19 @@ CASES = [
     ),
     Case("pool-cpu-untainted", NODE_POOL, {"instanceTypes": ["ecs.g7.2xlarge"], "taints": None}),
     Case("pool-gpu-no-execute", NODE_POOL, {"taints": [{"key": "nvidia.com/gpu", "effect": "noexecute"}]}),
+    # kubernetes-version-support: as the cloud reads the version, or could not decide; older than the calendar and
+    # past extended support are mandatory, never "not in the calendar"
+    Case("eks-version-current", EKS, {"version": "1.35"}),
+    Case("eks-version-number", EKS, {"version": 1.3}, {VERSION: M}),
+    Case("eks-version-v-prefix", EKS, {"version": "v1.35"}, {VERSION: M}),
+    Case("eks-version-129", EKS, {"version": "1.29"}, {VERSION: M}),
+    Case("eks-version-older-than-calendar", EKS, {"version": "1.15"}, {VERSION: M}),
+    Case(
+        "ack-version-never-offered",
+        "alicloud:cs/managedKubernetes:ManagedKubernetes",
+        {"version": "1.27.3-aliyun.1"},
+        {VERSION: M},
+    ),
     # protect-stateful (advisory in dev)
     Case("aws-key-unprotected", AWS_KMS, protect=False, expected={PROTECT: A}),
     Case("aws-key-short-window", AWS_KMS, {"deletionWindowInDays": 7}, {PROTECT: A}),
@@ -702,11 +898,18 @@ UNDECIDED = {
     "svc-tls-policy-unknown",
     "svc-tls-port-unknown",
     "nlb-policy-versions-unknown",
+    "ram-attach-admin-role-unknown",
+    "svc-lbc-ports-unknown",
+    "eks-access-cluster-admin-principal-unknown",
 }
 # Known but malformed values: could not decide, and saying why, not "unknown during preview".
 MALFORMED = {
     "iam-policy-not-json": "could not decide: policy is not valid JSON",
     "ali-key-instance-not-a-string": "could not decide: dkmsInstanceId is not a string (got ['kst-a'])",
+    "eks-version-number": (
+        "could not decide: version is a number (1.3), not a string: a number loses its trailing zeros (1.30 arrives "
+        'as 1.3), so the version meant cannot be read; quote it ("1.30")'
+    ),
     "svc-ali-cert-not-a-string": (
         "could not decide: metadata.annotations[service.beta.kubernetes.io/alibaba-cloud-loadbalancer-cert-id]"
         " is not a string (got 7.0)"
@@ -725,7 +928,11 @@ def build(case: Case) -> Any:
 def report(pack_dir: Path) -> PolicyReport:
     resources = [stack_resource(STACK), *(build(case) for case in CASES)]
     # gpu-cost-guard judges a stack's GPU capacity as a whole (test_gpu_cost_guard.py); these cases are not one.
-    config = {"gpu-cost-guard": "disabled"}
+    config = {
+        "gpu-cost-guard": "disabled",
+        "kubernetes-version-support": {"asOf": "2026-12-03"},
+        "rbac-least-privilege": {"deployerRoles": [DEPLOYER_ROLE, RAM_DEPLOYER_ROLE, RAM_DEPLOYER_ROLE_ID]},
+    }
     return run_policy_pack(pack_dir, resources, project="gpu-cloud", stack=STACK, config=config)
 
 

@@ -1,4 +1,5 @@
-"""The GPU environment's components on Alibaba Cloud (ACK), with the same names and specs as on AWS."""
+"""The GPU environment's components on Alibaba Cloud (ACK), with the same names and specs as on AWS, and the whole
+environment (GpuEnvironment)."""
 
 try:
     import pulumi_alicloud  # noqa: F401  (the provider SDK of the 'alicloud' extra)
@@ -9,6 +10,7 @@ except ModuleNotFoundError as err:
 
 from gpu_cloud.components.alicloud.autoscaling import ClusterAutoscaling, ClusterAutoscalingArgs
 from gpu_cloud.components.alicloud.cluster import GpuCluster, GpuClusterArgs
+from gpu_cloud.components.alicloud.environment import GpuEnvironment, GpuEnvironmentArgs
 from gpu_cloud.components.alicloud.gpu_sharing import GpuSharing, GpuSharingArgs
 from gpu_cloud.components.alicloud.identity import RrsaRole, RrsaRoleArgs
 from gpu_cloud.components.alicloud.kms import KmsKey, KmsKeyArgs
@@ -29,6 +31,8 @@ __all__ = [
     "GpuAdminAccessArgs",
     "GpuCluster",
     "GpuClusterArgs",
+    "GpuEnvironment",
+    "GpuEnvironmentArgs",
     "GpuNodePool",
     "GpuNodePoolArgs",
     "GpuSharing",

@@ -1,4 +1,5 @@
-"""AWS components for GPU clusters on EKS: network, peering, KMS, cluster, GPU pools, spot, access, storage."""
+"""AWS components for GPU clusters on EKS: network, peering, KMS, cluster, GPU pools, spot, access, storage, and the
+whole environment (GpuEnvironment)."""
 
 try:
     import pulumi_aws  # noqa: F401  (the provider SDK of the 'aws' extra)
@@ -7,8 +8,10 @@ except ModuleNotFoundError as err:
 
     raise missing_extra("aws", "pulumi_aws", err) from None
 
+from gpu_cloud.components.aws import checks as checks  # registers the EKS checks in spec's validation model
 from gpu_cloud.components.aws.cluster import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.aws.deploy_runner import DeployRunner, DeployRunnerArgs
+from gpu_cloud.components.aws.environment import GpuEnvironment, GpuEnvironmentArgs
 from gpu_cloud.components.aws.identity import PodIdentityRole, PodIdentityRoleArgs
 from gpu_cloud.components.aws.kms import KmsKey, KmsKeyArgs
 from gpu_cloud.components.aws.network import PrivateNetwork, PrivateNetworkArgs
@@ -27,6 +30,8 @@ __all__ = [
     "GpuAdminAccessArgs",
     "GpuCluster",
     "GpuClusterArgs",
+    "GpuEnvironment",
+    "GpuEnvironmentArgs",
     "GpuNodePool",
     "GpuNodePoolArgs",
     "KmsKey",

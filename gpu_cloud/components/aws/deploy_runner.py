@@ -1,7 +1,7 @@
 """DeployRunner: the CodeBuild project, inside a private VPC, that runs ``pulumi up`` for the environments.
 
 The EKS API endpoints are private, so the environments' Kubernetes layer is applied from inside a VPC that reaches
-them: this runner's VPC, which every environment peers with and admits on 443 (``stacks/aws_environment.py``,
+them: this runner's VPC, which every environment peers with and admits on 443 (``components.aws.environment``,
 ``docs/deploy.md``). CI outside the VPC only uploads the source and starts a build.
 """
 

@@ -85,7 +85,8 @@ MANAGED_CONTROL_PLANE_SCRAPES: dict[str, dict[str, bool]] = {
 """kube-prometheus-stack targets EKS and ACK do not let Prometheus scrape, turned off with their alerts: the chart
 renders each one's Service, ServiceMonitor and rules (KubeControllerManagerDown, KubeSchedulerDown, etcd,
 KubeProxyDown ``absent(up{job="kube-proxy"})``) only if ``<name>.enabled`` (kube-prometheus-stack 81.4.3
-templates/exporters/*/servicemonitor.yaml and templates/prometheus/rules-1.14/*.yaml, read 2026-12-02).
+templates/exporters/*/servicemonitor.yaml and templates/prometheus/rules-1.14/*.yaml, read 2026-12-02; the same at
+88.5.3, e.g. rules-1.14/kubernetes-system-controller-manager.yaml:7, read 2026-12-03).
 Both clouds run controller manager, scheduler and etcd on their managed control plane, outside the cluster's nodes.
 kube-proxy on EKS binds its metrics to 127.0.0.1:10249 (aws/containers-roadmap#657; prometheus-community/helm-charts
 #977, "connection refused" on EKS); on ACK no documented metrics endpoint of kube-proxy was found, so it is off too

@@ -28,7 +28,7 @@ from . import cost_model as cm
 from .gpu_node_isolation import is_gpu_instance_type, is_gpu_pool
 from .gpu_prices import PRICES_SCHEMA, PriceList, family_of
 from .protect_stateful import DEFAULT_PROTECTED_STACKS
-from .rule import Config, Stack, StackResource, StackRule, could_not_decide
+from .rule import Config, Stack, StackResource, StackRule, could_not_decide, string_list
 from .values import Findings, Undecided, as_text, entries
 
 __all__ = ["RULE", "check"]
@@ -263,12 +263,9 @@ RULE = StackRule(
     resource_types=frozenset({STACK, cm.AWS_LAUNCH_TEMPLATE, *COMPUTE}),
     check=check,
     config={
-        "prodStacks": {
-            "type": "array",
-            "items": {"type": "string"},
-            "default": DEFAULT_PROD_STACKS,
-            "description": "Stacks this policy leaves alone; every other named stack is non-prod.",
-        },
+        "prodStacks": string_list(
+            DEFAULT_PROD_STACKS, "Stacks this policy leaves alone; every other named stack is non-prod."
+        ),
         "monthlyGpuBudget": {
             "type": "object",
             "propertyNames": {"pattern": "^[A-Z]{3}$"},

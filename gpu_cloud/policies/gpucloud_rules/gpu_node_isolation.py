@@ -9,14 +9,24 @@ own inputs.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from functools import partial
+from functools import cache, partial
+from pathlib import Path
 
 from .cost_model import launch_template_of
 from .rule import Config, Props, Stack, StackResource, StackRule
 from .values import Findings, all_true, any_entry, any_true, as_object, as_text, equals
 
-__all__ = ["RULE", "check", "check_pool", "is_aws_gpu_instance_type", "is_gpu_instance_type", "is_gpu_pool"]
+__all__ = [
+    "RULE",
+    "aws_gpu_families",
+    "check",
+    "check_pool",
+    "is_aws_gpu_instance_type",
+    "is_gpu_instance_type",
+    "is_gpu_pool",
+]
 
 AWS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 ALICLOUD_NODE_POOL = "alicloud:cs/nodePool:NodePool"
@@ -24,8 +34,7 @@ AWS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 POOL_TYPES = frozenset({AWS_NODE_GROUP, ALICLOUD_NODE_POOL})
 GPU_TAINT_KEY = "nvidia.com/gpu"
 
-# EC2 instance families with NVIDIA GPUs (EC2 "Accelerated computing instances" documentation).
-AWS_GPU_FAMILIES = frozenset({"p3", "p4d", "p4de", "p5", "p5e", "p5en", "p6", "g4dn", "g5", "g5g", "g6", "g6e", "gr6"})
+_GPU_FAMILIES_FILE = Path(__file__).with_name("gpu_families.json")
 # Alibaba Cloud GPU instance families: gn* (GPU-accelerated) and ebmgn* (ECS Bare Metal with GPUs)
 # (Alibaba Cloud ECS documentation, "GPU-accelerated compute-optimized instance families").
 ALICLOUD_GPU_PREFIXES = ("ecs.gn", "ecs.ebmgn")
@@ -36,10 +45,17 @@ AWS_TAINT_EFFECTS = ("NO_SCHEDULE", "NO_EXECUTE")
 ALICLOUD_TAINT_EFFECTS = ("NoSchedule", "NoExecute")
 
 
+@cache
+def aws_gpu_families() -> frozenset[str]:
+    """The EC2 instance families with NVIDIA GPUs: ``gpu_families.json`` beside this module, written from botocore's EC2
+    model and the GPU of each family by ``scripts/generate_gpu_families.py``."""
+    return frozenset(json.loads(_GPU_FAMILIES_FILE.read_text(encoding="utf-8"))["nvidia"])
+
+
 def is_aws_gpu_instance_type(instance_type: str) -> bool:
-    """True for an EC2 instance type of an NVIDIA GPU family, e.g. ``p4d.24xlarge``, ``p6-b200.48xlarge``."""
-    family = instance_type.lower().split(".", 1)[0].split("-", 1)[0]
-    return family in AWS_GPU_FAMILIES
+    """True for an EC2 instance type of an NVIDIA GPU family, e.g. ``p4d.24xlarge``, ``p6e-gb200.36xlarge``: its family
+    (the part before the ``.``, as EC2 names families) is one of `aws_gpu_families`."""
+    return instance_type.lower().split(".", 1)[0] in aws_gpu_families()
 
 
 def is_gpu_instance_type(cloud: str, instance_type: str) -> bool:

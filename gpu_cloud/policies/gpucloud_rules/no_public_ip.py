@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import partial
 
+from .load_balancer_services import Controller, LoadBalancerService, NoLoadBalancer, load_balancer_service
 from .rule import Config, Props, ResourceRule
 from .values import (
     Findings,
@@ -21,14 +21,6 @@ from .values import (
 )
 
 __all__ = ["RULE", "check"]
-
-# Kubernetes annotations that make a LoadBalancer Service internal (AWS Load Balancer Controller and
-# in-tree AWS provider docs; Alibaba Cloud CCM "Configure SLB through annotations").
-INTERNAL_ANNOTATIONS: tuple[tuple[str, str], ...] = (
-    ("service.beta.kubernetes.io/aws-load-balancer-scheme", "internal"),
-    ("service.beta.kubernetes.io/aws-load-balancer-internal", "true"),
-    ("service.beta.kubernetes.io/alibaba-cloud-loadbalancer-address-type", "intranet"),
-)
 
 
 def _is_true(props: Props, key: str) -> bool:
@@ -95,12 +87,64 @@ def _k8s_service(props: Props) -> bool:
     spec = as_object(props.get("spec"), "spec")
     if is_set(spec.get("externalIPs")):
         return True
-    if not equals(spec.get("type"), "LoadBalancer", "spec.type"):
+    try:
+        service = load_balancer_service(props)
+    except NoLoadBalancer:
+        return False  # no controller builds a load balancer: nothing is exposed
+    return service is not None and not _INTERNAL[service.controller](service)
+
+
+def _in_tree_internal(service: LoadBalancerService) -> bool:
+    # kubernetes/cloud-provider-aws v1.36.1 pkg/providers/v1/aws.go:2419-2426: internal when aws-load-balancer-internal
+    # is set to anything but "false"; the controller never reads aws-load-balancer-scheme.
+    value = service.aws("internal")
+    return value is not None and value not in ("", "false")
+
+
+def _load_balancer_controller_internal(service: LoadBalancerService) -> bool:
+    # kubernetes-sigs/aws-load-balancer-controller v3.5.0 pkg/service/model_build_load_balancer.go:256-286: the scheme
+    # annotation, exactly "internal" or "internet-facing" (anything else is refused: no load balancer); without it the
+    # legacy aws-load-balancer-internal as strconv.ParseBool reads it; without both the controller's
+    # --default-load-balancer-scheme, which the pack cannot see: a Service must say internal itself.
+    scheme = service.aws("scheme")
+    if scheme is not None:
+        return scheme != "internet-facing"  # "internal", or refused
+    legacy = service.aws("internal")
+    if legacy is None:
         return False
-    annotations = as_object(as_object(props.get("metadata"), "metadata").get("annotations"), "annotations")
-    return not any_true(
-        partial(equals, annotations.get(key), value, f"metadata.annotations[{key}]")
-        for key, value in INTERNAL_ANNOTATIONS
+    return legacy not in _GO_FALSE  # true, or refused (ParseBool error)
+
+
+_GO_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+"""The strings Go's strconv.ParseBool reads as false."""
+
+
+def _alibaba_internal(service: LoadBalancerService, nlb: bool) -> bool:
+    # kubernetes/cloud-provider-alibaba-cloud v2.14.0: address-type defaults to internet (reconcile/annotation/
+    # annotations.go:136-137); a CLB is intranet only for exactly "intranet" (clbv1/loadbalancer.go:244, 389), an NLB
+    # for "intranet" in any case (model/nlb/nlb.go:21-27, nlbv2/loadbalancer.go:68).
+    _name, value = service.alibaba("address-type")
+    if value is None:
+        return False
+    return value.lower() == "intranet" if nlb else value == "intranet"
+
+
+_INTERNAL: Mapping[Controller, Callable[[LoadBalancerService], bool]] = {
+    Controller.AWS_CLASSIC: _in_tree_internal,
+    Controller.AWS_NLB: _in_tree_internal,
+    Controller.AWS_LBC: _load_balancer_controller_internal,
+    Controller.ALIBABA_CLB: lambda service: _alibaba_internal(service, nlb=False),
+    Controller.ALIBABA_NLB: lambda service: _alibaba_internal(service, nlb=True),
+}
+
+
+def _alicloud_nlb(props: Props) -> bool:
+    # pulumi-alicloud nlb.LoadBalancer: addressType Internet (public IPv4) or Intranet; ipv6AddressType likewise.
+    return any_true(
+        (
+            lambda: not equals(props.get("addressType"), "Intranet", "addressType"),
+            lambda: equals(props.get("ipv6AddressType"), "Internet", "ipv6AddressType"),
+        )
     )
 
 
@@ -181,9 +225,13 @@ _SURFACES: Mapping[str, tuple[Callable[[Props], bool], str]] = {
         "ALB is internet-facing: addressType must be Intranet",
     ),
     "alicloud:vpc/forwardEntry:ForwardEntry": (_always, "DNAT forward entries into the VPC are not allowed"),
+    "alicloud:nlb/loadBalancer:LoadBalancer": (
+        _alicloud_nlb,
+        "NLB is internet-facing: addressType must be Intranet (and ipv6AddressType not Internet)",
+    ),
     "kubernetes:core/v1:Service": (
         _k8s_service,
-        "Service is exposed publicly: a LoadBalancer without an internal annotation, or externalIPs",
+        "Service is exposed publicly: externalIPs, or a LoadBalancer its controller does not read as internal",
     ),
 }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import partial
 
-from .rule import Config, Stack, StackResource, StackRule
+from .rule import Config, Stack, StackResource, StackRule, string_list
 from .values import Findings, as_number
 
 __all__ = ["RULE", "check"]
@@ -64,11 +64,8 @@ RULE = StackRule(
     check=check,
     advisory_in=advisory_in,
     config={
-        "protectedStacks": {
-            "type": "array",
-            "items": {"type": "string"},
-            "default": DEFAULT_PROTECTED_STACKS,
-            "description": "Stacks where this policy is mandatory; elsewhere it is advisory.",
-        }
+        "protectedStacks": string_list(
+            DEFAULT_PROTECTED_STACKS, "Stacks where this policy is mandatory; elsewhere it is advisory."
+        )
     },
 )

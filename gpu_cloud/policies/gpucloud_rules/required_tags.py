@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .rule import Config, Props, ResourceRule
+from .rule import Config, Props, ResourceRule, string_list
 from .values import Findings, Undecided, as_object, is_unknown
 
 __all__ = ["RULE", "TAGGABLE_TYPES", "check"]
@@ -55,11 +55,8 @@ RULE = ResourceRule(
     resource_types=TAGGABLE_TYPES,
     check=check,
     config={
-        "requiredTags": {
-            "type": "array",
-            "items": {"type": "string"},
-            "default": DEFAULT_REQUIRED_TAGS,
-            "description": "Tag keys every taggable resource must carry (provider default tags count).",
-        }
+        "requiredTags": string_list(
+            DEFAULT_REQUIRED_TAGS, "Tag keys every taggable resource must carry (provider default tags count)."
+        )
     },
 )

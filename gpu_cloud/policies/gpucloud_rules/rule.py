@@ -38,6 +38,7 @@ __all__ = [
     "exemption_reasons",
     "run_resource_rule",
     "run_stack_rule",
+    "string_list",
 ]
 
 Level = Literal["mandatory", "advisory"]
@@ -176,6 +177,11 @@ class StackRule:
     check: Callable[[StackResource, Stack, Config], list[str]]
     config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     advisory_in: Callable[[str, Config], bool] | None = None
+
+
+def string_list(default: list[str], description: str) -> Mapping[str, Any]:
+    """The config schema of a list of strings (stack names, tag keys) with its default."""
+    return {"type": "array", "items": {"type": "string"}, "default": default, "description": description}
 
 
 def config_schema(rule: ResourceRule | StackRule) -> dict[str, Mapping[str, Any]]:

@@ -1,10 +1,21 @@
 """tls-1-3: load balancers speak TLS 1.3 only: ELB listeners, LoadBalancer Services (the cloud's service
-controller builds their listeners from annotations), and Alibaba NLB listeners and security policies."""
+controller builds their listeners from annotations, ``load_balancer_services``), and Alibaba NLB and CLB listeners
+and their custom TLS policies."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
+from .load_balancer_services import (
+    AWS_ANNOTATION,
+    AWS_LBC_CLASS,
+    Controller,
+    LoadBalancerService,
+    NoLoadBalancer,
+    load_balancer_service,
+)
 from .rule import Config, Props, ResourceRule
 from .values import Findings, all_entries, as_number, as_object, as_text, entries, equals, has_reference, is_unknown
 
@@ -17,27 +28,16 @@ DEFAULT_ALLOWED_SSL_POLICIES = [
     "ELBSecurityPolicy-TLS13-1-3-FIPS-2023-04",
 ]
 ENCRYPTED_PROTOCOLS = ("https", "tls")
-
-# Annotations of the AWS service controllers (the in-tree one, kubernetes/cloud-provider-aws
-# pkg/providers/v1/aws.go, and the AWS Load Balancer Controller use the same names): a port of an NLB is a TLS
-# listener when ssl-cert is set and ssl-ports (unset or "*": every port) lists its number or name; its policy is
-# ssl-negotiation-policy. Classic ELBs ("clb", or no type) have no TLS 1.3 policy at all.
-_AWS = "service.beta.kubernetes.io/aws-load-balancer-"
 AWS_CERT, AWS_PORTS, AWS_POLICY, AWS_TYPE = (
-    f"{_AWS}{k}" for k in ("ssl-cert", "ssl-ports", "ssl-negotiation-policy", "type")
+    f"{AWS_ANNOTATION}{k}" for k in ("ssl-cert", "ssl-ports", "ssl-negotiation-policy", "type")
 )
-AWS_NLB_TYPES = ("nlb", "external", "nlb-ip")
 
-# Annotations of ACK's cloud controller manager ("Use annotations to configure NLB instances" and the CLB
-# annotations page): protocol-port lists "<protocol>:<port>" per Service port, cert-id names the certificate,
-# tls-cipher-policy the listener's security policy. Every system policy (tls_cipher_policy_1_0 ...
-# tls_cipher_policy_1_2_strict_with_1_3) allows TLS 1.2 or older; only a custom NLB security policy (a reference,
-# checked on its own alicloud:nlb/securityPolicy:SecurityPolicy) can be TLS 1.3 only.
-_ALI = "service.beta.kubernetes.io/alibaba-cloud-loadbalancer-"
-ALI_PROTOCOL_PORT, ALI_CERT, ALI_POLICY = (f"{_ALI}{k}" for k in ("protocol-port", "cert-id", "tls-cipher-policy"))
-ALI_TLS_PROTOCOLS = ("https", "tcpssl")
+# The system TLS policies of Alibaba Cloud load balancers (tls_cipher_policy_1_0 ...
+# tls_cipher_policy_1_2_strict_with_1_3) all allow TLS 1.2 or older ("TLS security policies" of CLB, NLB and ALB);
+# only a custom policy, a reference checked on its own resource (alicloud:nlb/securityPolicy:SecurityPolicy,
+# alicloud:slb/tlsCipherPolicy:TlsCipherPolicy), can be TLS 1.3 only. The prefix compares case-insensitively: a system
+# name in another case is no custom policy either.
 ALI_SYSTEM_POLICY_PREFIX = "tls_cipher_policy_"
-ALI_LOAD_BALANCER_CLASS_PREFIX = "alibabacloud.com/"
 TLS13 = "TLSv1.3"
 
 
@@ -75,43 +75,140 @@ def _elb_listener(props: Props, config: Config, findings: Findings) -> None:
         findings.explain(lambda: _http_problem(props))
 
 
-def _ports(spec: Mapping[str, object]) -> list[tuple[str, str, str | None]]:
-    """(path, port number, port name) of every TCP Service port; a UDP (or SCTP) port is plaintext on both clouds.
-
-    Raises:
-        _Plaintext: a port that is not TCP (protocol unset means TCP).
-    """
-    found = []
-    for path, entry in entries(spec.get("ports"), "spec.ports"):
-        port = as_object(entry, path)
-        number = as_number(port.get("port"), f"{path}.port")
-        shown = str(int(number)) if number is not None else ""
-        protocol = as_text(port.get("protocol"), f"{path}.protocol") or "TCP"
-        if protocol.upper() != "TCP":
-            raise _Plaintext(f"LoadBalancer Service exposes plaintext: {path} (port {shown}) is {protocol}, not TLS")
-        found.append((path, shown, as_text(port.get("name"), f"{path}.name")))
-    return found
+class _Refused(Exception):
+    """The Service's controller refuses the annotation (the message says which and why): no listener is built."""
 
 
 class _Plaintext(Exception):
-    """A Service port that no TLS listener can serve."""
+    """A Service port that no TLS listener serves."""
 
 
-def _aws_service(annotations: Mapping[str, object], spec: Mapping[str, object], config: Config) -> str | None:
-    def at(key: str) -> str | None:
-        return as_text(annotations.get(key), f"metadata.annotations[{key}]")
+@dataclass(frozen=True)
+class _Port:
+    path: str
+    number: str  # as the controllers print it, e.g. "443"
+    name: str  # "" when unnamed, as Go reads it
+    protocol: str  # TCP unless given
 
-    if not any(equals(annotations.get(AWS_TYPE), t, f"metadata.annotations[{AWS_TYPE}]") for t in AWS_NLB_TYPES):
-        return f"LoadBalancer Service is a classic ELB, which has no TLS 1.3 policy: set {AWS_TYPE} to nlb"
-    if not has_reference(annotations.get(AWS_CERT), f"metadata.annotations[{AWS_CERT}]"):
-        return f"LoadBalancer Service exposes plaintext: {AWS_CERT} is unset, so no port is a TLS listener"
-    listed = at(AWS_PORTS)
-    tls_ports = None if listed is None or listed.strip() == "*" else {p.strip() for p in listed.split(",")}
-    for path, number, name in _ports(spec):
-        if tls_ports is not None and number not in tls_ports and name not in tls_ports:
-            return f"LoadBalancer Service exposes plaintext: {path} (port {number}) is not in {AWS_PORTS}"
-    allowed = [str(p) for p in config["allowedSslPolicies"]]
-    return _ssl_policy_problem(at(AWS_POLICY), AWS_POLICY, allowed)
+
+def _ports(service: LoadBalancerService) -> list[_Port]:
+    found = []
+    for path, entry in entries(service.spec.get("ports"), "spec.ports"):
+        port = as_object(entry, path)
+        number = as_number(port.get("port"), f"{path}.port")
+        shown = str(int(number)) if number is not None else ""
+        protocol = (as_text(port.get("protocol"), f"{path}.protocol") or "TCP").upper()
+        found.append(_Port(path, shown, as_text(port.get("name"), f"{path}.name") or "", protocol))
+    return found
+
+
+def _plaintext(port: _Port, why: str) -> _Plaintext:
+    return _Plaintext(f"LoadBalancer Service exposes plaintext: {port.path} (port {port.number}) {why}")
+
+
+def _elb_policy(policy: str | None, where: str, config: Config) -> str | None:
+    return _ssl_policy_problem(policy, where, [str(p) for p in config["allowedSslPolicies"]])
+
+
+def _certificate_set(service: LoadBalancerService) -> bool:
+    return has_reference(service.annotations.get(AWS_CERT), f"metadata.annotations[{AWS_CERT}]")
+
+
+def _aws_classic(service: LoadBalancerService, _config: Config) -> str | None:
+    given = service.aws("type")
+    hint = f" ({given!r} is not; the controller compares exactly)" if given and given.lower() == "nlb" else ""
+    return (
+        f"LoadBalancer Service gets a classic ELB, which has no TLS 1.3 policy: set {AWS_TYPE} to nlb{hint}, or "
+        f"spec.loadBalancerClass to {AWS_LBC_CLASS}"
+    )
+
+
+def _in_tree_nlb(service: LoadBalancerService, config: Config) -> str | None:
+    # kubernetes/cloud-provider-aws v1.36.1 pkg/providers/v1/aws.go:2366-2400: a TCP port is a TLS listener when
+    # ssl-cert is set and ssl-ports is "" or "*" (getPortSets, aws.go:1909-1930: no port set) or lists its number or
+    # its name; items are split at "," and not trimmed, a number is what strconv.Atoi reads. UDP stays UDP; other
+    # protocols are refused (checkProtocol, aws.go:3674-3684). The policy is ssl-negotiation-policy, sent to the ELB API
+    # unchanged when not empty (aws.go:2393, aws_loadbalancer.go:720-723).
+    certificate = _certificate_set(service)
+    listed = service.aws("ssl-ports")
+    items = None if listed is None or listed in ("", "*") else listed.split(",")
+    numbers = {str(int(item)) for item in items or () if _GO_INTEGER.match(item)}
+    names = {item for item in items or () if not _GO_INTEGER.match(item)}
+    for port in _ports(service):
+        if port.protocol not in ("TCP", "UDP"):
+            raise _Refused(f"{port.path}.protocol {port.protocol} (an NLB takes TCP and UDP)")
+        if port.protocol == "UDP":
+            raise _plaintext(port, "is UDP")
+        if not certificate:
+            raise _plaintext(port, f"has no certificate: {AWS_CERT} is unset")
+        if items is not None and port.number not in numbers and port.name not in names:
+            raise _plaintext(port, f"is not in {AWS_PORTS} (neither its number nor its name)")
+    return _elb_policy(service.aws("ssl-negotiation-policy") or None, AWS_POLICY, config)
+
+
+def _load_balancer_controller(service: LoadBalancerService, config: Config) -> str | None:
+    # kubernetes-sigs/aws-load-balancer-controller v3.5.0 pkg/service/model_build_listener.go: a port is a TLS listener
+    # when it is not UDP, a certificate is given and ssl-ports is empty or lists its name or number (:107-108); the
+    # lists are split at "," and trimmed (pkg/annotations/parser.go:204-215), and an ssl-ports entry that is no port's
+    # name or number -- "*" included -- is an error, so no load balancer is built (validateTLSPortsSet, :269-292). The
+    # policy is ssl-negotiation-policy, or the controller's --default-ssl-policy, ELBSecurityPolicy-2016-08 unless the
+    # controller is started otherwise (:250-256; pkg/config/controller_config.go:49).
+    certificates = _comma_list(service.annotations.get(AWS_CERT), AWS_CERT, reference=True)
+    listed = _comma_list(service.annotations.get(AWS_PORTS), AWS_PORTS, reference=False)
+    ports = _ports(service)
+    known = {port.name for port in ports} | {port.number for port in ports}
+    unused = [item for item in listed or () if item not in known]
+    if unused:
+        raise _Refused(f"{AWS_PORTS} lists {', '.join(unused)}, which no port is named or numbered")
+    for port in ports:
+        if port.protocol != "TCP":
+            raise _plaintext(port, f"is {port.protocol}, not TLS")
+        if not certificates:
+            raise _plaintext(port, f"has no certificate: {AWS_CERT} is unset")
+        if listed and port.name not in listed and port.number not in listed:
+            raise _plaintext(port, f"is not in {AWS_PORTS} (neither its number nor its name)")
+    if service.annotations.get(AWS_POLICY) is None:
+        return (
+            f"{AWS_POLICY} is unset: the controller uses its --default-ssl-policy (ELBSecurityPolicy-2016-08 unless "
+            "started otherwise); set a TLS 1.3 policy (" + ", ".join(str(p) for p in config["allowedSslPolicies"]) + ")"
+        )
+    return _elb_policy(service.aws("ssl-negotiation-policy"), AWS_POLICY, config)
+
+
+_GO_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+"""What Go's strconv.Atoi reads as a number (the in-tree controller's ssl-ports numbers)."""
+
+
+def _comma_list(value: object, name: str, reference: bool) -> list[str] | None:
+    """The LBC's reading of a list annotation: split at ",", trimmed, empties dropped; None if absent. An unknown value
+    counts as one entry when the entries are references (certificate ARNs), else it is `Undecided`."""
+    if value is None:
+        return None
+    if is_unknown(value) and reference:
+        return [str(value)]
+    text = as_text(value, f"metadata.annotations[{name}]") or ""
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _alibaba_protocol(service: LoadBalancerService, port: _Port, nlb: bool) -> str:
+    """The listener protocol ACK's controller gives ``port`` (clbv1/listeners.go:711-737, nlbv2/listeners.go:620-644):
+    the first ``<protocol>:<port>`` item of protocol-port for its number, else the port's own protocol; CLB protocols
+    are exactly http, https, tcp or udp, NLB ones TCP, UDP or TCPSSL in any case; another item is refused."""
+    name, listed = service.alibaba("protocol-port")
+    for item in (listed or "").split(",") if listed else ():
+        parts = item.split(":")
+        if len(parts) < 2:
+            raise _Refused(f"{name} item {item!r} is not <protocol>:<port>")
+        protocol = parts[0].upper() if nlb else parts[0]
+        if protocol not in (ALI_NLB_PROTOCOLS if nlb else ALI_CLB_PROTOCOLS):
+            choices = "TCP, UDP or TCPSSL" if nlb else "http, https, tcp or udp (lower case)"
+            raise _Refused(f"{name} protocol {parts[0]!r} is not {choices}")
+        if parts[1] == port.number:
+            return protocol
+    return port.protocol if nlb else port.protocol.lower()
+
+
+ALI_CLB_PROTOCOLS = ("http", "https", "tcp", "udp")
 
 
 def _alibaba_policy_problem(value: object, where: str) -> str | None:
@@ -122,39 +219,45 @@ def _alibaba_policy_problem(value: object, where: str) -> str | None:
     return None
 
 
-def _alibaba_service(annotations: Mapping[str, object], spec: Mapping[str, object]) -> str | None:
-    listed = as_text(annotations.get(ALI_PROTOCOL_PORT), f"metadata.annotations[{ALI_PROTOCOL_PORT}]") or ""
-    tls_ports = {
-        port.strip()
-        for protocol, _, port in (item.partition(":") for item in listed.split(","))
-        if protocol.strip().lower() in ALI_TLS_PROTOCOLS
-    }
-    for path, number, _name in _ports(spec):
-        if number not in tls_ports:
-            return (
-                f"LoadBalancer Service exposes plaintext: {path} (port {number}) is not https or tcpssl in "
-                f"{ALI_PROTOCOL_PORT}"
-            )
-    if not has_reference(annotations.get(ALI_CERT), f"metadata.annotations[{ALI_CERT}]"):
-        return f"LoadBalancer Service has TLS ports without a certificate: {ALI_CERT} is unset"
-    return _alibaba_policy_problem(annotations.get(ALI_POLICY), ALI_POLICY)
+ALI_NLB_PROTOCOLS = ("TCP", "UDP", "TCPSSL")
+
+
+def _alibaba(service: LoadBalancerService, nlb: bool) -> str | None:
+    tls = "TCPSSL" if nlb else "https"
+    name = service.alibaba_name("protocol-port")
+    for port in _ports(service):
+        if _alibaba_protocol(service, port, nlb) != tls:
+            raise _plaintext(port, f"is not {tls} in {name}")
+    cert_name = service.alibaba_name("cert-id")
+    if not has_reference(service.annotations.get(cert_name), f"metadata.annotations[{cert_name}]"):
+        return f"LoadBalancer Service has TLS ports without a certificate: {cert_name} is unset"
+    policy_name = service.alibaba_name("tls-cipher-policy")
+    return _alibaba_policy_problem(service.annotations.get(policy_name), policy_name)
+
+
+_SERVICE_CHECKS: Mapping[Controller, Callable[[LoadBalancerService, Config], str | None]] = {
+    Controller.AWS_CLASSIC: _aws_classic,
+    Controller.AWS_NLB: _in_tree_nlb,
+    Controller.AWS_LBC: _load_balancer_controller,
+    Controller.ALIBABA_CLB: lambda service, _config: _alibaba(service, nlb=False),
+    Controller.ALIBABA_NLB: lambda service, _config: _alibaba(service, nlb=True),
+}
 
 
 def _service(props: Props, config: Config, findings: Findings) -> None:
-    spec = as_object(props.get("spec"), "spec")
-    if not equals(spec.get("type"), "LoadBalancer", "spec.type"):
-        return
-    annotations = as_object(as_object(props.get("metadata"), "metadata").get("annotations"), "annotations")
-    load_balancer_class = as_text(spec.get("loadBalancerClass"), "spec.loadBalancerClass") or ""
-    alibaba = load_balancer_class.lower().startswith(ALI_LOAD_BALANCER_CLASS_PREFIX) or any(
-        str(key).startswith(_ALI) for key in annotations
-    )
-
     def problem() -> str | None:
         try:
-            return _alibaba_service(annotations, spec) if alibaba else _aws_service(annotations, spec, config)
-        except _Plaintext as plaintext:
-            return str(plaintext)
+            service = load_balancer_service(props)
+        except NoLoadBalancer as error:
+            return f"LoadBalancer Service gets no load balancer, so no TLS listener: {error}"
+        if service is None:
+            return None
+        try:
+            return _SERVICE_CHECKS[service.controller](service, config)
+        except _Refused as error:
+            return f"{service.controller.value} refuses the Service, so no TLS listener is built: {error}"
+        except _Plaintext as error:
+            return str(error)
 
     findings.explain(problem)
 
@@ -164,7 +267,25 @@ def _nlb_listener(props: Props, _config: Config, findings: Findings) -> None:
         findings.explain(lambda: _alibaba_policy_problem(props.get("securityPolicyId"), "securityPolicyId"))
 
 
-def _nlb_security_policy(props: Props, _config: Config, findings: Findings) -> None:
+def _clb_listener(props: Props, _config: Config, findings: Findings) -> None:
+    # A CLB listener's protocol is http, https, tcp or udp; https takes tlsCipherPolicy (default tls_cipher_policy_1_0);
+    # an http listener is a redirect to https when listenerForward is "on" with a forwardPort (pulumi-alicloud
+    # slb.Listener; CLB "Add an HTTP listener", redirect HTTP requests to HTTPS). tcp and udp: not applicable.
+    if equals(props.get("protocol"), "https", "protocol"):
+        findings.explain(lambda: _alibaba_policy_problem(props.get("tlsCipherPolicy"), "tlsCipherPolicy"))
+    elif equals(props.get("protocol"), "http", "protocol"):
+        findings.check(
+            lambda: (
+                not (
+                    equals(props.get("listenerForward"), "on", "listenerForward")
+                    and as_number(props.get("forwardPort"), "forwardPort") is not None
+                )
+            ),
+            "HTTP listener must only redirect to HTTPS: set listenerForward on and forwardPort to the HTTPS listener",
+        )
+
+
+def _tls_versions(props: Props, _config: Config, findings: Findings) -> None:
     versions = props.get("tlsVersions")
     findings.check(
         lambda: (
@@ -180,7 +301,9 @@ _SURFACES: Mapping[str, Callable[[Props, Config, Findings], None]] = {
     "aws:alb/listener:Listener": _elb_listener,
     "kubernetes:core/v1:Service": _service,
     "alicloud:nlb/listener:Listener": _nlb_listener,
-    "alicloud:nlb/securityPolicy:SecurityPolicy": _nlb_security_policy,
+    "alicloud:nlb/securityPolicy:SecurityPolicy": _tls_versions,
+    "alicloud:slb/listener:Listener": _clb_listener,
+    "alicloud:slb/tlsCipherPolicy:TlsCipherPolicy": _tls_versions,
 }
 
 
