@@ -178,7 +178,11 @@ def test_secrets_are_encrypted_with_the_kms_key_and_rrsa_is_on() -> None:
     )
 
 
-def test_nodes_and_pods_use_the_network_vswitches() -> None:
+def test_pods_take_the_pod_vswitches_and_the_node_vswitches_only_without_them() -> None:
+    with_pods = plan_of(lambda: GpuCluster("gpu", _args(pod_vswitch_ids=["vsw-pod-h", "vsw-pod-i"])))
+    inputs = one(with_pods, CLUSTER).inputs
+    assert (inputs["vswitchIds"], inputs["podVswitchIds"]) == (["vsw-h", "vsw-i"], ["vsw-pod-h", "vsw-pod-i"])
+    assert one(with_pods, POOL).inputs["vswitchIds"] == ["vsw-h", "vsw-i"]
     inputs = _inputs()
     assert inputs["vswitchIds"] == inputs["podVswitchIds"] == ["vsw-h", "vsw-i"]
     assert inputs["serviceCidr"] == "172.21.0.0/20"

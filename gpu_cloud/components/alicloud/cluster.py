@@ -181,8 +181,9 @@ def maintenance_window(spec: AlicloudMaintenanceWindowSpec) -> alicloud.cs.Manag
 
 
 ADDONS: tuple[tuple[str, bool], ...] = (
-    # Terway gives pods VPC addresses from the node vswitches: no overlay and no per-node custom route in the
-    # VPC route table, which Flannel's cloud controller manager would add and manage (one entry per node) —
+    # Terway gives pods VPC addresses from the pod vswitches (GpuClusterArgs.pod_vswitch_ids): no overlay and no
+    # per-node custom route in the VPC route table, which Flannel's cloud controller manager would add and manage
+    # (one entry per node) —
     # https://help.aliyun.com/en/ack/ack-managed-and-ack-dedicated/user-guide/network/ and
     # https://help.aliyun.com/en/ack/ack-managed-and-ack-dedicated/user-guide/work-with-flannel
     ("terway-eniip", False),
@@ -213,7 +214,7 @@ class GpuClusterArgs:
     network: NetworkSpec
     """The VPC's spec (its range must not overlap the Service range)."""
     vswitch_ids: Sequence[pulumi.Input[str]]
-    """Vswitches of the control plane's endpoints and of the pods (Terway)."""
+    """Vswitches of the control plane's endpoints and of the system nodes."""
     kms_key_id: pulumi.Input[str]
     """The KMS key that encrypts Kubernetes Secrets."""
     tags: Mapping[str, str] = field(default_factory=dict)
@@ -227,6 +228,9 @@ class GpuClusterArgs:
     api_clients: Sequence[IPv4Network] = ()
     """The networks besides the cluster's VPC that may reach the API server (the deploy runner's VPC): the allow list
     of its internal CLB holds exactly these, the VPC and ACK_CONTROL_PLANE_CIDR."""
+    pod_vswitch_ids: Sequence[pulumi.Input[str]] = ()
+    """Terway's pod vswitches (PrivateNetwork.pod_vswitch_ids), in the zones of ``vswitch_ids``; taken only when the
+    cluster is created. Empty: pods take addresses of ``vswitch_ids``."""
     egress: Sequence[pulumi.Resource] = ()
     """What gives the VPC its egress (the network's SNAT entries): the cluster is created after them, so its nodes
     boot with a route out and ACK finds the VPC's NAT gateway in place."""
@@ -288,7 +292,7 @@ class GpuCluster(pulumi.ComponentResource):
             cluster_spec=CLUSTER_SPEC,
             version=ACK_KUBERNETES_RELEASES[spec.kubernetes_version],
             vswitch_ids=list(args.vswitch_ids),
-            pod_vswitch_ids=list(args.vswitch_ids),
+            pod_vswitch_ids=list(args.pod_vswitch_ids or args.vswitch_ids),
             service_cidr=str(SERVICE_CIDR),
             # The network component owns egress (SNAT only); ACK must not add a NAT gateway of its own.
             new_nat_gateway=False,

@@ -62,6 +62,8 @@ class PrivateNetwork(pulumi.ComponentResource):
     """The vswitch ids, in the order of ``spec.private_subnets``."""
     vswitch_ids_by_zone: dict[str, list[pulumi.Output[str]]]
     """The vswitch ids of each zone."""
+    pod_vswitch_ids: list[pulumi.Output[str]]
+    """Terway's pod vswitches, in the order of ``spec.pod_subnets`` (empty without pod subnets)."""
     egress_ip: pulumi.Output[str] | None
     """The NAT gateway's public IP (NAT egress only)."""
     egress: list[pulumi.Resource]
@@ -93,6 +95,21 @@ class PrivateNetwork(pulumi.ComponentResource):
             )
             for i, subnet in enumerate(spec.private_subnets)
         ]
+        # Terway's pod vswitches: ACK recommends them apart from the node vswitches, and the cluster takes them only
+        # at creation (cs.ManagedKubernetes ``pod_vswitch_ids``), so they exist before the first cluster (F7).
+        pod_vswitches = [
+            alicloud.vpc.Switch(
+                f"{name}-pod-vswitch-{i}",
+                vswitch_name=f"{name}-pods-{subnet.zone}-{i}",
+                vpc_id=vpc.id,
+                zone_id=subnet.zone,
+                cidr_block=str(subnet.cidr),
+                tags=tags,
+                opts=child_options(self),
+            )
+            for i, subnet in enumerate(spec.pod_subnets)
+        ]
+        self.pod_vswitch_ids = [v.id for v in pod_vswitches]
         self.vpc_id = vpc.id
         self.route_table_id = vpc.route_table_id
         self.vswitch_ids = [v.id for v in vswitches]
@@ -102,9 +119,14 @@ class PrivateNetwork(pulumi.ComponentResource):
         self.egress_ip = None
         self.egress = []
         if spec.egress is EgressMode.NAT:
-            self.egress_ip = self._snat_egress(name, vpc, vswitches, tags, args.protect)
+            self.egress_ip = self._snat_egress(name, vpc, vswitches, pod_vswitches, tags, args.protect)
         self.register_outputs(
-            {"vpcId": self.vpc_id, "routeTableId": self.route_table_id, "vswitchIds": self.vswitch_ids}
+            {
+                "vpcId": self.vpc_id,
+                "routeTableId": self.route_table_id,
+                "vswitchIds": self.vswitch_ids,
+                "podVswitchIds": self.pod_vswitch_ids,
+            }
         )
 
     def _snat_egress(
@@ -112,6 +134,7 @@ class PrivateNetwork(pulumi.ComponentResource):
         name: str,
         vpc: alicloud.vpc.Network,
         vswitches: list[alicloud.vpc.Switch],
+        pod_vswitches: list[alicloud.vpc.Switch],
         tags: dict[str, str],
         protect: bool,
     ) -> pulumi.Output[str]:
@@ -148,10 +171,14 @@ class PrivateNetwork(pulumi.ComponentResource):
             instance_type=EIP_ASSOCIATION_NAT,
             opts=child_options(self),
         )
-        for i, vswitch in enumerate(vswitches):
+        # An SNAT entry matches its source vswitch: pods leave from their pod vswitch's addresses, so each pod
+        # vswitch gets its own entry besides the node vswitches.
+        sources = [(f"{name}-snat-{i}", v) for i, v in enumerate(vswitches)]
+        sources += [(f"{name}-pod-snat-{i}", v) for i, v in enumerate(pod_vswitches)]
+        for entry_name, vswitch in sources:
             entry = alicloud.vpc.SnatEntry(
-                f"{name}-snat-{i}",
-                snat_entry_name=f"{name}-snat-{i}",
+                entry_name,
+                snat_entry_name=entry_name,
                 snat_table_id=nat.snat_table_ids,
                 source_vswitch_id=vswitch.id,
                 snat_ip=eip.ip_address,
