@@ -39,11 +39,12 @@ promtool:
 		fi; \
 	}
 
-# Every environment must plan with no mandatory policy violation (exit status 0).
+# Every environment must plan with no mandatory policy violation (exit status 0), with the pack config the deploy
+# runner's builds use (stacks/policy-config.json: the deployer roles, the only cluster administrators).
 plan-all: $(VENV)/.installed
 	@set -e; for stack in $(STACKS); do \
-		echo "gpucloud plan $$stack"; \
-		out=$$($(BIN)/gpucloud plan $$stack 2>&1) || { echo "$$out"; exit 1; }; \
+		echo "gpucloud plan $$stack --policy-config stacks/policy-config.json"; \
+		out=$$($(BIN)/gpucloud plan $$stack --policy-config stacks/policy-config.json 2>&1) || { echo "$$out"; exit 1; }; \
 	done
 	@echo "gpucloud plan shared --dir bootstrap"
 	@out=$$($(BIN)/gpucloud plan shared --dir bootstrap 2>&1) || { echo "$$out"; exit 1; }
@@ -60,6 +61,11 @@ architecture: $(VENV)/.installed
 # from the committed uv.lock, with the command `pulumi install` runs (`uv sync`), so that changes nothing
 # afterwards. A dependency added to pyproject.toml updates uv.lock here (commit it). uv itself comes from
 # PyPI into .venv (its version is the dev group's pin) when it is not there yet.
+# Bytecode is compiled at install, for the installed packages (`--compile-bytecode`: "By default, uv does not
+# compile Python (.py) files to bytecode ... compilation is performed lazily the first time a module is
+# imported", https://docs.rs/uv-cli/latest/uv_cli/, read 2026-12-03) and for the project's own modules: where
+# PYTHONDONTWRITEBYTECODE is set, as in CI, every process would otherwise compile again each module it imports,
+# (bench/README.md has the figures).
 UV_VERSION := $(shell sed -n 's/^ *"uv==\([0-9.]*\)",$$/\1/p' pyproject.toml)
 UV_ENV     := UV_PROJECT_ENVIRONMENT=$(CURDIR)/$(VENV) UV_PYTHON_DOWNLOADS=never
 
@@ -68,7 +74,8 @@ $(VENV)/.installed: pyproject.toml uv.lock
 		{ echo "gpu-cloud needs Python 3.11 or newer ($(PYTHON) is older); run: make PYTHON=python3.11 ..."; exit 1; }
 	@test -x $(BIN)/uv || { $(PYTHON) -m venv $(VENV) && \
 		$(BIN)/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION); }
-	$(UV_ENV) $(BIN)/uv sync --quiet
+	$(UV_ENV) $(BIN)/uv sync --quiet --compile-bytecode
+	$(BIN)/python -m compileall -q -j 0 gpu_cloud stacks bootstrap tests >/dev/null
 	touch $@
 
 # After a change of the dependencies in pyproject.toml: the lock file and the pack's pinned requirements.

@@ -146,7 +146,9 @@ latest/aliyun-ecs-command, read 2026-12-03). Who may invoke it may run anything 
 6. ``pulumi login`` to the OSS backend through OSS's S3 API (state_backend_url), whose AWS SDK gets the runner role's
    credentials from alicloud_runner_credentials.py (credential_process).
 7. ``init``: ``pulumi stack init --secrets-provider passphrase`` and print the ``encryptionsalt`` line to commit;
-   ``preview``/``up``: ``pulumi preview|up --stack <stack> --policy-pack gpu_cloud/policies``.
+   ``preview``/``up``: ``pulumi preview|up --stack <stack> --policy-pack gpu_cloud/policies --policy-pack-config
+   stacks/policy-config.json`` (the config names the deployer roles, by ARN and, for ACK grants, by RAM role id: the
+   only cluster administrators the pack's rbac-least-privilege accepts).
 """
 
 EGRESS_ACCEPT_PRIORITY = 1

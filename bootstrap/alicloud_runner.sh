@@ -147,7 +147,7 @@ fi
 grep -q '^encryptionsalt:' "$CONFIG_FILE" || fail "$CONFIG_FILE has no encryptionsalt: run pulumiCommand=init first"
 pulumi stack select "$STACK"
 if [[ "$PULUMI_COMMAND" == up ]]; then
-	pulumi up --yes --stack "$STACK" --policy-pack gpu_cloud/policies
+	pulumi up --yes --stack "$STACK" --policy-pack gpu_cloud/policies --policy-pack-config stacks/policy-config.json
 else
-	pulumi preview --stack "$STACK" --policy-pack gpu_cloud/policies
+	pulumi preview --stack "$STACK" --policy-pack gpu_cloud/policies --policy-pack-config stacks/policy-config.json
 fi

@@ -1,11 +1,14 @@
 """The bootstrap of an AWS account (run once, first): a state bucket and the secrets provider's KMS key for a
-self-managed Pulumi backend, the Auto Scaling service-linked role the environments' key policies name, and the deploy
-runner (a CodeBuild project in a private VPC) that runs `pulumi up` for the environments."""
+self-managed Pulumi backend, the Auto Scaling service-linked role the environments' key policies name, the deploy
+runner (CodeBuild projects in a private VPC) that runs ``pulumi preview|up`` for the environments, and the facts the
+environments read, published as Systems Manager parameters (gpu_cloud.components.bootstrap_facts): the bootstrap's
+own state stays in a local backend, where no environment's StackReference could reach it (pulumi/pulumi#3395)."""
 
 import pulumi
 import pulumi_aws as aws
 from settings import BootstrapConfig
 
+from gpu_cloud.components import bootstrap_facts
 from gpu_cloud.components.aws import (
     CheckpointBucket,
     CheckpointBucketArgs,
@@ -19,24 +22,17 @@ from gpu_cloud.components.aws import (
 from gpu_cloud.components.spec import CheckpointBucketSpec, KmsKeySpec
 
 ALIAS = "gpucloud-pulumi-state"
-"""The key's alias: the secrets provider is ``awskms://alias/gpucloud-pulumi-state?region=<region>``."""
+"""The key's alias: the secrets provider is ``awskms://alias/gpucloud-pulumi-state-<stack>?region=<region>``."""
 
 
 def build(config: BootstrapConfig) -> None:
-    """Declare the AWS account's bootstrap resources and export what the environments read."""
+    """Declare the AWS account's bootstrap resources, publish what the environments read, export the rest."""
     pulumi.export("region", config.region)
     provider = aws.Provider("aws", region=config.region, default_tags=aws.ProviderDefaultTagsArgs(tags=config.tags))
     opts = pulumi.ResourceOptions(provider=provider)
-    key = KmsKey(
-        "state-key",
-        KmsKeyArgs(
-            spec=KmsKeySpec(),
-            alias=ALIAS,
-            user_role_arns=config.deployer_role_arns,
-            autoscaling_volumes=False,
-        ),
-        opts=opts,
-    )
+    # The deployer roles and the preview role reach the key through IAM (its AccountAdministers statement makes IAM
+    # policies effective): they are created in this program, after the key.
+    key = KmsKey("state-key", KmsKeyArgs(spec=KmsKeySpec(), alias=ALIAS, autoscaling_volumes=False), opts=opts)
     # Old state versions stay recoverable for 90 days after they are replaced.
     bucket = CheckpointBucket(
         "state",
@@ -65,23 +61,46 @@ def build(config: BootstrapConfig) -> None:
     # The deploy runner: its own private VPC (NAT egress for the Pulumi CLI and packages), peered with each
     # environment.
     runner_network = PrivateNetwork(
-        "runner-network", PrivateNetworkArgs(spec=config.runner_network, kms_key_arn=key.key_arn), opts=opts
+        "runner-network",
+        PrivateNetworkArgs(spec=config.runner_network, kms_key_arn=key.key_arn, interface_endpoints=False),
+        opts=opts,
     )
     runner = DeployRunner(
         "runner",
         DeployRunnerArgs(
             vpc_id=runner_network.vpc_id,
             subnet_ids=runner_network.private_subnet_ids,
-            source_bucket=bucket.bucket_name,
-            deployer_role_arns=config.deployer_role_arns,
-            backend_url=pulumi.Output.concat("s3://", bucket.bucket_name),
-            kms_key_arn=key.key_arn,
+            state_bucket=bucket.bucket_name,
+            state_key_alias=key.alias_name,
+            state_key_arn=key.key_arn,
+            environments=config.environments,
+            deployer_policy_arns=config.deployer_policy_arns,
+            # The deployer roles, the only cluster administrators the pack's rbac-least-privilege accepts.
+            policy_config="stacks/policy-config.json",
         ),
         opts=opts,
     )
-    pulumi.export("autoscalingServiceRoleArn", autoscaling_role.arn)
+    facts: dict[str, pulumi.Input[str]] = {
+        bootstrap_facts.RUNNER_VPC_ID: runner_network.vpc_id,
+        bootstrap_facts.RUNNER_VPC_CIDR: str(config.runner_network.vpc_cidr),
+        bootstrap_facts.RUNNER_ROUTE_TABLE_IDS: pulumi.Output.all(*runner_network.private_route_table_ids).apply(
+            ",".join
+        ),
+        **{bootstrap_facts.deployer_role_arn(env): arn for env, arn in runner.deployer_role_arns.items()},
+    }
+    for name, value in facts.items():
+        aws.ssm.Parameter(
+            f"fact-{name.removeprefix(bootstrap_facts.PREFIX).replace('/', '-')}",
+            name=name,
+            type="StringList" if name == bootstrap_facts.RUNNER_ROUTE_TABLE_IDS else "String",
+            # Not secret: insecure_value keeps it readable in previews (the provider marks `value` secret).
+            insecure_value=value,
+            description="gpu-cloud bootstrap fact (gpu_cloud.components.bootstrap_facts)",
+            # Published once the environments' prerequisites exist: their key policies name the Auto Scaling role.
+            opts=pulumi.ResourceOptions(provider=provider, depends_on=[autoscaling_role]),
+        )
     pulumi.export("runnerVpcId", runner_network.vpc_id)
-    pulumi.export("runnerRouteTableIds", runner_network.private_route_table_ids)
-    pulumi.export("runnerSecurityGroupId", runner.security_group_id)
-    pulumi.export("runnerRoleArn", runner.role_arn)
-    pulumi.export("runnerProject", runner.project_name)
+    pulumi.export("deployerRoleArns", runner.deployer_role_arns)
+    pulumi.export("previewRoleArn", runner.preview_role_arn)
+    pulumi.export("deployProjects", runner.deploy_projects)
+    pulumi.export("previewProjects", runner.preview_projects)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 from typing import Any
@@ -14,6 +15,12 @@ from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.spec import REQUIRED_TAGS, ConfigError, NetworkSpec, Problem, validation_problems
 
 NAMESPACE = "gpu-cloud-bootstrap"
+
+_ENVIRONMENT = re.compile(r"^[a-z0-9][a-z0-9-]{0,19}$")
+"""An environment's stack name, as its CodeBuild project and deployer role names carry it (StackConfig.environment
+is a Kubernetes name; 20 characters keep ``gpucloud-deployer-<env>-<bootstrap stack>`` within IAM's 64)."""
+_POLICY_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:iam::(\d{12}|aws):policy/[\w+=,.@/-]+$")
+"""An IAM managed policy ARN (IAM User Guide, "IAM identifiers": ARNs)."""
 
 KMS_SOFTWARE_ZONES: dict[str, tuple[str, ...]] = {
     "cn-hangzhou": tuple(f"cn-hangzhou-{z}" for z in "efghijk"),
@@ -40,7 +47,8 @@ class BootstrapConfig:
     tags: dict[str, str]
     """Tags on every taggable resource; must include environment, owner and cost-center."""
     deployer_role_arns: list[str]
-    """The roles the runner may assume to run ``pulumi up`` (AWS IAM role ARNs / Alibaba RAM role ARNs)."""
+    """Alibaba Cloud: the RAM roles the runner may assume to run ``pulumi up``. AWS: none (the bootstrap creates each
+    environment's deployer role, ``environments`` and ``deployer_policy_arns``)."""
     runner_network: NetworkSpec
     """The deploy runner's VPC: every environment peers with it (``deploy.runnerVpcCidr``)."""
     environment_vpc_cidrs: list[IPv4Network]
@@ -48,6 +56,12 @@ class BootstrapConfig:
     security group lets it reach their Kubernetes API (TCP 6443) there and nowhere else inside the cloud network;
     required, since a runner that reaches no API deploys nothing. AWS: unused (the runner's HTTPS egress covers
     the EKS API)."""
+    environments: list[str]
+    """AWS: the environment stacks the runner deploys (``dev``, ``prod`` ...): a deploy project run by the
+    environment's own deployer role, and a preview project, each."""
+    deployer_policy_arns: list[str]
+    """AWS: the managed policies attached to every deployer role: what ``pulumi up`` of an environment creates (the
+    organization's deploy policy)."""
 
 
 def _problem(field: str, message: str, value: Any) -> Problem:
@@ -76,12 +90,13 @@ def load() -> BootstrapConfig:
     missing = [t for t in REQUIRED_TAGS if t not in tags]
     if missing:
         problems.append(_problem("tags", f"missing required tags {', '.join(missing)}", sorted(tags)))
-    deployers = config.get_object("deployerRoleArns") or []
-    if not isinstance(deployers, list) or not all(isinstance(d, str) and d for d in deployers):
-        problems.append(_problem("deployerRoleArns", "must be a list of role ARNs", deployers))
-        deployers = []
+    deployers = _texts(config, "deployerRoleArns", "must be a list of role ARNs", problems)
+    environments = _texts(config, "environments", "must be a list of stack names", problems)
+    policies = _texts(config, "deployerPolicyArns", "must be a list of IAM policy ARNs", problems)
+    if cloud is Cloud.AWS:
+        problems += _aws_deployer_problems(deployers, environments, policies)
     given = config.get_object("environmentVpcCidrs")
-    environments = _cidrs(given or [], problems)
+    cidrs = _cidrs(given or [], problems)
     if cloud is Cloud.ALICLOUD and not given:
         problems.append(
             _problem("environmentVpcCidrs", "required on alicloud: the runner would reach no environment's API", [])
@@ -96,7 +111,51 @@ def load() -> BootstrapConfig:
         problems += _kms_zone_problems(region, network)
     if problems or cloud is None or network is None:
         raise ConfigError(problems)
-    return BootstrapConfig(cloud, region, dict(tags), list(deployers), network, environments)
+    return BootstrapConfig(cloud, region, dict(tags), deployers, network, cidrs, environments, policies)
+
+
+def _texts(config: pulumi.Config, key: str, message: str, problems: list[Problem]) -> list[str]:
+    """The list of non-empty strings at ``key`` (none when absent); anything else is a problem."""
+    value = config.get_object(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        problems.append(_problem(key, message, value))
+        return []
+    return list(value)
+
+
+def _aws_deployer_problems(deployers: list[str], environments: list[str], policies: list[str]) -> list[Problem]:
+    """AWS: the bootstrap creates one deployer role per environment, with the deployer policies attached."""
+    problems = []
+    if deployers:
+        problems.append(
+            _problem(
+                "deployerRoleArns",
+                "aws creates each environment's deployer role: list the stacks in environments and the deploy "
+                "permissions in deployerPolicyArns instead",
+                deployers,
+            )
+        )
+    if not environments:
+        problems.append(_problem("environments", "required on aws: the runner would deploy no stack", environments))
+    problems += [
+        _problem(f"environments.{i}", "must be a stack name (letters, digits, '-', at most 20)", name)
+        for i, name in enumerate(environments)
+        if not _ENVIRONMENT.match(name)
+    ]
+    if len(set(environments)) != len(environments):
+        problems.append(_problem("environments", "names an environment twice", environments))
+    if not policies:
+        problems.append(
+            _problem("deployerPolicyArns", "required on aws: a deployer role could create nothing", policies)
+        )
+    problems += [
+        _problem(
+            f"deployerPolicyArns.{i}", "must be an IAM policy ARN (arn:<partition>:iam::<account>:policy/...)", arn
+        )
+        for i, arn in enumerate(policies)
+        if not _POLICY_ARN.match(arn)
+    ]
+    return problems
 
 
 def _kms_zone_problems(region: str, network: NetworkSpec) -> list[Problem]:

@@ -1,5 +1,6 @@
-"""The gpu-cloud program: the stack's environment, built from its validated config. Glue only: the providers, the
-facts other stacks export (``references``), the environment component, its outputs."""
+"""The gpu-cloud program: the stack's environment, built from its validated config. Glue only: the providers, what
+comes from outside the program (``references``: the account's bootstrap through its published parameters, another
+stack of this backend), the environment component, its outputs."""
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -12,12 +13,14 @@ from gpu_cloud.components.spec import Cloud, load_stack_config
 
 config = load_stack_config()  # after the imports above: the cloud packages register their checks of the config
 env: eks.GpuEnvironment | ack.GpuEnvironment
-other_stacks = references.StackReferences()
-runner_vpc_id, runner_tables = other_stacks.runner(config)
-peer_vpc_id, peer_tables = other_stacks.peer(config)
+provider: pulumi.ProviderResource
+peer_vpc_id, peer_tables = references.StackReferences().peer(config)
 peer_region = config.peering.peer_region if config.peering is not None else None
 if config.cloud is Cloud.AWS:
     tags = aws.ProviderDefaultTagsArgs(tags=config.tags)
+    provider = aws.Provider("aws", region=config.region, default_tags=tags)
+    bootstrap = references.BootstrapFacts(config, provider)
+    runner_vpc_id, runner_tables = bootstrap.runner()
     creates_peer = config.peering is not None and config.peering.peer_network is not None
     env = eks.GpuEnvironment(
         config.environment,
@@ -28,10 +31,14 @@ if config.cloud is Cloud.AWS:
             peer_vpc_id=peer_vpc_id,
             peer_route_table_ids=peer_tables,
             peer_provider=aws.Provider("aws-peer", region=peer_region, default_tags=tags) if creates_peer else None,
+            admin_role_arns=[bootstrap.deployer_role()],
         ),
-        opts=pulumi.ResourceOptions(provider=aws.Provider("aws", region=config.region, default_tags=tags)),
+        opts=pulumi.ResourceOptions(provider=provider),
     )
 else:
+    provider = alicloud.Provider("alicloud", region=config.region)
+    bootstrap = references.BootstrapFacts(config, provider)
+    runner_vpc_id, runner_tables = bootstrap.runner()
     env = ack.GpuEnvironment(
         config.environment,
         ack.GpuEnvironmentArgs(
@@ -41,9 +48,10 @@ else:
             peer_provider=alicloud.Provider("alicloud-peer", region=peer_region) if peer_region else None,
             peer_vpc_id=peer_vpc_id,
             peer_route_table_id=peer_tables[0] if peer_tables else None,
-            kms_instance_id=other_stacks.kms_instance(config),
+            kms_instance_id=None if config.kms.alicloud_kms_instance_id else bootstrap.kms_instance(),
+            deployer_role_arns=bootstrap.deployer_roles(),
         ),
-        opts=pulumi.ResourceOptions(provider=alicloud.Provider("alicloud", region=config.region)),
+        opts=pulumi.ResourceOptions(provider=provider),
     )
 for key, value in env.stack_outputs.items():
     pulumi.export(key, value)

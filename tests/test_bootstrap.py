@@ -3,17 +3,24 @@ Scaling service-linked role, and the deploy runner (CodeBuild in a private VPC).
 
 from __future__ import annotations
 
+import json
+import tomllib
 from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 
+from gpu_cloud.components import bootstrap_facts
+from gpu_cloud.components.aws.deploy_runner import BUILD_TIMEOUT_MINUTES, BUILDSPEC, PULUMI_CLI_VERSION, PYTHON_RUNTIME
 from gpu_cloud.planner.cli import POLICY_PACK
 from gpu_cloud.planner.engine import Plan, run_program
+from gpu_cloud.planner.model import PlanError
 from gpu_cloud.planner.policy import run_policy_pack
 from gpu_cloud.planner.project import load_project, load_stack
 
 BOOTSTRAP = Path(__file__).resolve().parent.parent / "bootstrap"
+ENVIRONMENTS = ("dev", "staging", "prod")
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +30,7 @@ def plan() -> Plan:
 
 
 def test_it_creates_a_key_and_a_private_bucket(plan: Plan) -> None:
-    state = [r for r in plan.resources if r.custom and not r.name.startswith(("runner", "autoscaling"))]
+    state = [r for r in plan.resources if r.custom and not r.name.startswith(("runner", "autoscaling", "fact-"))]
     assert Counter(r.type for r in state) == {
         "pulumi:providers:aws": 1,
         "aws:kms/key:Key": 1,
@@ -61,28 +68,82 @@ def test_it_creates_the_auto_scaling_service_linked_role_the_key_policies_name(p
     assert role.retain_on_delete
 
 
-def test_the_deploy_runner_is_codebuild_in_private_subnets_with_https_egress_only(plan: Plan) -> None:
-    [project] = [r for r in plan.resources if r.type == "aws:codebuild/project:Project"]
+def test_each_environment_has_a_deploy_and_a_preview_project_in_private_subnets_with_https_egress_only(
+    plan: Plan,
+) -> None:
+    projects = {r.inputs["name"]: r for r in plan.resources if r.type == "aws:codebuild/project:Project"}
     [group] = [r for r in plan.resources if r.name == "runner-sg"]
     subnets = {r.name: r for r in plan.resources if r.type == "aws:ec2/subnet:Subnet"}
-    assert project.inputs["name"] == "gpucloud-deploy-shared"
-    assert project.inputs["source"]["type"] == "S3"
-    assert project.inputs["vpcConfig"]["subnets"] == ["[unknown]", "[unknown]"]
+    assert sorted(projects) == sorted(f"gpucloud-{k}-{e}-shared" for k in ("deploy", "preview") for e in ENVIRONMENTS)
+    for name, project in projects.items():
+        variables = {v["name"]: v["value"] for v in project.inputs["environment"]["environmentVariables"]}
+        assert variables == {
+            "STACK": name.split("-")[2],
+            "PULUMI_COMMAND": "preview",
+            "PULUMI_BACKEND_URL": "s3://gpucloud-state-shared-123456789012-us-east-1",
+            "POLICY_CONFIG": "stacks/policy-config.json",
+        }
+        assert project.inputs["buildTimeout"] == BUILD_TIMEOUT_MINUTES
+        assert project.inputs["source"]["type"] == "S3"
+        assert project.inputs["vpcConfig"]["subnets"] == ["[unknown]", "[unknown]"]
     assert [e["fromPort"] for e in group.inputs["egress"]] == [443]
     assert not any(s.inputs.get("mapPublicIpOnLaunch") for s in subnets.values())
-    assert set(plan.outputs) >= {"runnerVpcId", "runnerRouteTableIds", "autoscalingServiceRoleArn"}
 
 
-def test_the_runner_may_only_assume_the_deployer_roles(plan: Plan) -> None:
-    import json
+def test_each_project_runs_as_its_own_role_so_no_build_chains_roles(plan: Plan) -> None:
+    roles = {r.urn: r for r in plan.resources if r.type == "aws:iam/role:Role"}
+    for project in (r for r in plan.resources if r.type == "aws:codebuild/project:Project"):
+        [role_urn] = project.property_dependencies["serviceRole"]
+        trust = json.loads(roles[role_urn].inputs["assumeRolePolicy"])["Statement"]
+        assert [s["Principal"] for s in trust] == [{"Service": "codebuild.amazonaws.com"}]
+        assert f"project/{project.inputs['name']}" in json.dumps(trust), project.name
+    assert BUILDSPEC.count("assume-role") == 0
 
-    [policy] = [r for r in plan.resources if r.name == "runner-policy"]
-    statements = json.loads(policy.inputs["policy"])["Statement"]
-    assume = [s for s in statements if s["Action"] == "sts:AssumeRole"]
-    assert assume == [
-        {
-            "Effect": "Allow",
-            "Action": "sts:AssumeRole",
-            "Resource": ["arn:aws:iam::123456789012:role/ml-platform-deployer"],
-        }
+
+def test_the_build_installs_the_cli_of_the_locked_sdk_and_pins_its_python() -> None:
+    lock = tomllib.loads((BOOTSTRAP.parent / "uv.lock").read_text())
+    [sdk] = [p["version"] for p in lock["package"] if p["name"] == "pulumi"]
+    assert sdk == PULUMI_CLI_VERSION
+    install = yaml.safe_load(BUILDSPEC)["phases"]["install"]
+    assert install["runtime-versions"] == {"python": PYTHON_RUNTIME}
+    assert f"sh -s -- --version {sdk}" in install["commands"][0]
+
+
+def test_it_publishes_what_the_environments_read_as_parameters_in_its_region(plan: Plan) -> None:
+    parameters = {r.inputs["name"]: r for r in plan.resources if r.type == "aws:ssm/parameter:Parameter"}
+    assert sorted(parameters) == sorted(
+        [
+            bootstrap_facts.RUNNER_VPC_ID,
+            bootstrap_facts.RUNNER_VPC_CIDR,
+            bootstrap_facts.RUNNER_ROUTE_TABLE_IDS,
+            *(bootstrap_facts.deployer_role_arn(env) for env in ENVIRONMENTS),
+        ]
+    )
+    assert parameters[bootstrap_facts.RUNNER_VPC_CIDR].inputs["insecureValue"] == "10.250.0.0/22"
+    assert parameters[bootstrap_facts.RUNNER_ROUTE_TABLE_IDS].inputs["type"] == "StringList"
+    autoscaling_role = next(r.urn for r in plan.resources if r.type == "aws:iam/serviceLinkedRole:ServiceLinkedRole")
+    assert all(autoscaling_role in p.dependencies for p in parameters.values())
+
+
+def test_bad_aws_runner_config_names_every_field_and_value() -> None:
+    project = load_project(BOOTSTRAP)
+    stack = load_stack(project, "shared")
+    bad = dict(
+        stack.config,
+        **{
+            "gpu-cloud-bootstrap:deployerRoleArns": '["arn:aws:iam::123456789012:role/ml-platform-deployer"]',
+            "gpu-cloud-bootstrap:environments": '["prod", "Prod_2", "prod"]',
+            "gpu-cloud-bootstrap:deployerPolicyArns": '["AdministratorAccess"]',
+        },
+    )
+    with pytest.raises(PlanError) as refused:
+        run_program(project, type(stack)(**{**vars(stack), "config": bad}))
+    assert [line.strip() for line in str(refused.value).split("ConfigError: ", 1)[1].splitlines()] == [
+        "gpu-cloud-bootstrap:deployerRoleArns: aws creates each environment's deployer role: list the stacks in "
+        "environments and the deploy permissions in deployerPolicyArns instead "
+        '(got ["arn:aws:iam::123456789012:role/ml-platform-deployer"])',
+        "gpu-cloud-bootstrap:environments.1: must be a stack name (letters, digits, '-', at most 20) (got Prod_2)",
+        'gpu-cloud-bootstrap:environments: names an environment twice (got ["prod", "Prod_2", "prod"])',
+        "gpu-cloud-bootstrap:deployerPolicyArns.0: must be an IAM policy ARN "
+        "(arn:<partition>:iam::<account>:policy/...) (got AdministratorAccess)",
     ]

@@ -108,6 +108,10 @@ esac
 )
 
 
+PACK = "--policy-pack gpu_cloud/policies --policy-pack-config stacks/policy-config.json"
+"""The pack and its config (the deployer roles), as docs/deploy.md and make plan-all use them."""
+
+
 def _archive(path: Path, members: dict[str, str]) -> None:
     """A .tar.gz of executable text files."""
     with tarfile.open(path, "w:gz") as tar:
@@ -216,7 +220,7 @@ def test_a_preview_installs_the_pinned_toolchain_over_https_then_previews_as_the
         f"aliyun --profile runner kms GetSecretValue --SecretName {SECRET} --region cn-hangzhou",
         f"pulumi login {_quoted(backend)}",
         "pulumi stack select prod-cn",
-        "pulumi preview --stack prod-cn --policy-pack gpu_cloud/policies",
+        f"pulumi preview --stack prod-cn {PACK}",
     ]
     urls = [c.split()[-1] for c in _commands(world) if c.startswith("curl")]
     assert urls == [
@@ -244,7 +248,7 @@ def test_the_program_acts_as_the_deployer_and_the_backend_as_the_runner_with_the
 ) -> None:
     assert _run(world).returncode == 0
     calls = _calls(world)
-    preview = calls.index("pulumi preview --stack prod-cn --policy-pack gpu_cloud/policies")
+    preview = calls.index(f"pulumi preview --stack prod-cn {PACK}")
     env, passphrase, aws_config = calls[preview + 1 : preview + 4]
     assert "ALICLOUD_PROFILE=deployer AWS_PROFILE=gpucloud-state" in env
     assert passphrase == "passphrase pass-phrase"
@@ -282,7 +286,7 @@ def test_nothing_of_the_run_is_left_behind_but_the_toolchain(world: dict[str, Pa
 
 def test_up_deploys_with_yes(world: dict[str, Path]) -> None:
     assert _run(world, pulumiCommand="up").returncode == 0
-    assert _commands(world)[-1] == "pulumi up --yes --stack prod-cn --policy-pack gpu_cloud/policies"
+    assert _commands(world)[-1] == f"pulumi up --yes --stack prod-cn {PACK}"
 
 
 def test_init_creates_the_stack_with_the_passphrase_provider_and_prints_the_salt_to_commit(

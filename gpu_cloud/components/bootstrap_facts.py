@@ -26,5 +26,11 @@ AUTOSCALING_SERVICE_ROLE_ARN = PREFIX + "autoscaling-service-role-arn"
 KMS_INSTANCE_ID = PREFIX + "kms-instance-id"
 """Alibaba Cloud: the software KMS instance the environments' keys live in (String)."""
 DEPLOYER_ROLE_ARNS = PREFIX + "deployer-role-arns"
-"""The roles that run ``pulumi up`` for the environments (StringList, comma-separated): each is made a cluster
-administrator of every environment (ACK RBAC / EKS access entries)."""
+"""Alibaba Cloud: the roles that run ``pulumi up`` of the environments (StringList, comma-separated): each is made
+a cluster administrator of every environment (ACK RBAC, cs.KubernetesPermission)."""
+
+
+def deployer_role_arn(environment: str) -> str:
+    """AWS: the name of the parameter holding the role that runs ``pulumi up`` of ``environment`` (String): the
+    environment makes that role cluster admin (an EKS access entry), since its builds reach the API as it."""
+    return f"{PREFIX}deployer-role-arn/{environment}"

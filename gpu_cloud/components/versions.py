@@ -231,6 +231,44 @@ Amazon EKS"). aws/eks-charts tag v0.0.242 (2026-08-03): stable/aws-efa-k8s-devic
 appVersion v0.5.20; README ``helm repo add eks https://aws.github.io/eks-charts``.
 https://github.com/aws/eks-charts/blob/v0.0.242/stable/aws-efa-k8s-device-plugin/Chart.yaml, read 2026-12-02."""
 
+# --- Karpenter (EKS environments with nodeProvisioner: karpenter) ---------------------------------
+
+_KARPENTER = "https://github.com/aws/karpenter-provider-aws/blob"
+_KARPENTER_DOCS = f"{_KARPENTER}/1d927085dd81a9df9301e613f371dac5b4d16bfe/website/content/en/v1.14"
+
+KARPENTER_CHART = HelmChart("karpenter", "1.14.1", "oci://public.ecr.aws/karpenter")
+"""Karpenter's controller, app version = chart version. aws/karpenter-provider-aws tag v1.14.1 (commit bde00654,
+2026-08-20; the newest release): its versioned docs (website/content/en/v1.14 at 1d927085, "docs: update for patch
+release v1.14.1") install ``oci://public.ecr.aws/karpenter/karpenter --version 1.14.1`` (getting-started
+``KARPENTER_VERSION="1.14.1"``), and upgrading/compatibility.md lists Kubernetes 1.35 (>= 1.9) and 1.36 (>= 1.13),
+the two EKS versions pinned here. The chart is published from charts/karpenter at the tag with version, appVersion
+and the controller image rewritten to the release (hack/release/common.sh at the tag, ``publishHelmChart``), so the
+tag's Chart.yaml still reads 1.13.0. Read 2026-12-03."""
+
+KARPENTER_CRD_CHART = HelmChart("karpenter-crd", "1.14.1", "oci://public.ecr.aws/karpenter")
+"""Karpenter's CRDs as their own release, installed before the controller (which then skips its crds/): Helm
+installs a chart's crds/ only on the first install and never upgrades them, so the upgrade guide recommends this
+chart to keep the CRDs at the controller's version (v1.14 upgrading/upgrade-guide.md, "CRD Upgrades", read
+2026-12-03). The objects of this project are validated against the CRDs of this tag (tests/crds)."""
+
+KARPENTER_CHARTS: Final = (KARPENTER_CRD_CHART, KARPENTER_CHART)
+"""Installed only on EKS environments whose nodeProvisioner is karpenter (components.aws.karpenter)."""
+
+KARPENTER_PIN_SOURCES: Final[Mapping[str, PinSource]] = {
+    # v1.14.1 (tag commit bde00654, 2026-08-20) is the newest tag of aws/karpenter-provider-aws (read 2026-12-03).
+    "chart/karpenter": PinSource(
+        f"{_KARPENTER_DOCS}/getting-started/getting-started-with-karpenter/_index.md",
+        "1.14.1",
+        "2026-08-20",
+        read_on="2026-12-03",
+    ),
+    "chart/karpenter-crd": PinSource(
+        f"{_KARPENTER_DOCS}/upgrading/upgrade-guide.md", "1.14.1", "2026-08-20", read_on="2026-12-03"
+    ),
+}
+"""Where the Karpenter pins were verified (merged into PIN_SOURCES)."""
+
+
 GRAFANA_DCGM_DASHBOARD = {"gnetId": 12239, "revision": 1, "datasource": "Prometheus"}
 """NVIDIA's official DCGM exporter dashboard on grafana.com (id 12239, named by the dcgm-exporter README at tag
 4.5.2-4.8.1), imported by the Grafana chart's ``dashboards`` value (gnetId/revision/datasource)."""
@@ -334,8 +372,9 @@ CHARTS: Final = (
     JOBSET_CHART,
     KUEUE_CHART,
     EFA_DEVICE_PLUGIN_CHART,
+    *KARPENTER_CHARTS,
 )
-"""Every Helm chart the Kubernetes layer installs."""
+"""Every Helm chart the Kubernetes layer installs, and Karpenter's."""
 
 _GH = "https://github.com"
 _ADDON_CAPTURE = (
@@ -493,6 +532,7 @@ PIN_SOURCES: Final[Mapping[str, PinSource]] = {
         "2026-05-27",
         read_on="2026-12-03",
     ),
+    **KARPENTER_PIN_SOURCES,
 }
 """Pin id (see ``pins``) -> where that exact value was verified and when, and the newest release seen of its line."""
 

@@ -3,15 +3,19 @@
 ``gpucloud plan [STACK] [--dir DIR] [--json] [--policy-config FILE] [--no-policy] [--graph FILE] [--prices FILE]``
 runs a Pulumi Python program offline, checks it with the policy pack and reports, with its cost.
 ``gpucloud cost [STACK] [--dir DIR] [--json] [--prices FILE]`` runs it the same way and reports only the
-cost (no policies). ``gpucloud policy-path`` prints the folder of the installed policy pack, for
-``pulumi preview --policy-pack``.
+cost (no policies). ``gpucloud render STACK job|acceptance NAME`` prints the JobSet a stack declares, for
+``kubectl`` (`gpucloud.render`). ``gpucloud policy-path`` prints a writable copy of the installed policy pack, for
+``pulumi preview --policy-pack`` (`gpucloud.pack_folder`).
 
-Exit statuses: see ``EXIT_CODES`` (printed by ``gpucloud --help``).
+Exit statuses: see ``EXIT_CODES`` (printed by ``gpucloud --help``). With ``--json``, a failure is also reported as
+one JSON document on standard output: ``{"schemaVersion", "command", "stack", "error": {"exitStatus", "message"}}``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import json
 import os
 import signal
@@ -19,28 +23,16 @@ import sys
 import textwrap
 import threading
 from collections.abc import Sequence
-from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import gpu_cloud
 import gpu_cloud.policies
-from gpu_cloud.planner.cost import estimate
-from gpu_cloud.planner.cost_report import cost_lines
-from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.interpreter import in_project_interpreter
-from gpu_cloud.planner.model import PlanError, Violation
-from gpu_cloud.planner.policy import PolicyPack, PolicyPackError, load_policy_config
-from gpu_cloud.planner.price_book import PriceBook, load_overrides
-from gpu_cloud.planner.project import (
-    STACK_OUTPUTS_FILE,
-    Project,
-    StackSettings,
-    load_project,
-    load_stack,
-    load_stack_outputs,
-)
-from gpu_cloud.planner.report import JSON_SCHEMA_VERSION, to_dot, to_human, to_json_document
+from gpu_cloud.planner.model import JSON_SCHEMA_VERSION, PlanError, PolicyPackError
+from gpu_cloud.planner.offline import ANSWERS_FILE
+from gpu_cloud.planner.pack_folder import writable_copy
+from gpu_cloud.planner.project import load_project
 
 __all__ = ["main"]
 
@@ -72,6 +64,7 @@ _EPILOG = "\n".join(
         "  gpucloud plan dev --dir ../infra --json    one JSON document (schemaVersion, resources, violations, ...)",
         "  gpucloud plan prod --policy-config policy-config.json",
         "  gpucloud cost staging --prices rates.yaml  the monthly cost only, at negotiated rates",
+        "  gpucloud render prod acceptance training-h100 | kubectl create -f -",
         '  pulumi preview --policy-pack "$(gpucloud policy-path)"',
     ]
 )
@@ -96,12 +89,15 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser(
         "policy-path",
-        help="print the folder of the installed policy pack (for pulumi preview --policy-pack)",
+        help="print a folder holding the installed policy pack (for pulumi preview --policy-pack)",
         description=textwrap.dedent(
             """\
-            Print the folder of the gpu-cloud policy pack inside this installation, for
+            Print a folder holding this installation's gpu-cloud policy pack, for
             pulumi preview --policy-pack "$(gpucloud policy-path)". The Pulumi CLI installs the pack's
-            requirements.txt into a virtualenv in that folder on first use, so the folder must be writable.
+            requirements.txt into a virtualenv in that folder on first use, so the folder is a copy of the
+            pack in the user's cache ($XDG_CACHE_HOME/gpu-cloud/policy-packs, else ~/.cache/...), one per
+            version and content of the pack: nothing is written into the installation, and an upgrade gets
+            a fresh virtualenv.
             """
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -117,83 +113,38 @@ def _parser() -> argparse.ArgumentParser:
     cost.add_argument("stack", nargs="?", default="dev", help="stack name (default: dev)")
     cost.add_argument("--dir", type=Path, default=Path.cwd(), help="Pulumi project folder (default: .)")
     cost.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
+    render = commands.add_parser(
+        "render",
+        help="print the JobSet of a training job or pool acceptance test, to submit with kubectl",
+        description=textwrap.dedent(
+            """\
+            Print the JobSet a stack declares for a training job or a pool's acceptance test, from the
+            same validated config, to submit with kubectl instead of Pulumi:
+              gpucloud render prod job NAME --bucket BUCKET | kubectl apply -f -
+              gpucloud render prod acceptance POOL | kubectl create -f -
+            BUCKET is the stack's checkpointBucket output.
+            """
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    render.add_argument("stack", help="stack name")
+    render.add_argument("kind", choices=("job", "acceptance"))
+    render.add_argument("name", help="the job's name, or the pool of the acceptance test")
+    render.add_argument("--bucket", help="the stack's checkpointBucket output (jobs only)")
+    render.add_argument("--dir", type=Path, default=Path.cwd(), help="Pulumi project folder (default: .)")
     for command in (plan, cost):
         command.add_argument("--prices", type=Path, help="price overrides, JSON or YAML (negotiated rates)")
         command.add_argument(
-            "--stack-outputs",
+            "--offline-answers",
             type=Path,
-            help=f"canned outputs of referenced stacks (default: stacks' {STACK_OUTPUTS_FILE})",
+            help=f"the backends' stacks and the published cloud parameters the program reads (default: {ANSWERS_FILE}"
+            " beside the stack config files)",
         )
     return parser
 
 
 POLICY_PACK = Path(gpu_cloud.policies.__file__).resolve().parent
 """The gpu-cloud policy pack (``gpu_cloud/policies`` in this distribution)."""
-
-
-def check_policies(pack: PolicyPack, plan: Plan, config: dict[str, Any] | None) -> tuple[Violation, ...]:
-    """The policy step: run the policy pack over the recorded resources, as ``pulumi preview`` does."""
-    report = pack.analyze(plan.resources, config)
-    for message in report.messages:
-        print(f"policy pack: {message}", file=sys.stderr)
-    return report.violations
-
-
-def _load(args: argparse.Namespace) -> tuple[Project, StackSettings, PriceBook]:
-    """Read the project, the stack's config and the price file before anything runs, so bad input fails fast."""
-    book = PriceBook(None if args.prices is None else load_overrides(args.prices))
-    project = load_project(args.dir)
-    return project, load_stack(project, args.stack), book
-
-
-def _run(args: argparse.Namespace, project: Project, stack: StackSettings) -> Plan:
-    return run_program(project, stack, load_stack_outputs(project, args.stack_outputs))
-
-
-def _plan(args: argparse.Namespace) -> int:
-    project, stack, book = _load(args)
-    policy_config = load_policy_config(args.policy_config) if args.policy_config is not None else None
-    if args.graph is not None and not args.graph.parent.is_dir():
-        raise PlanError(f"--graph {args.graph}: no such directory {args.graph.parent}")
-    if args.graph is not None and (reason := project.keeps(args.graph)) is not None:
-        raise PlanError(f"--graph {args.graph}: {reason}; refusing to overwrite it")
-    # The pack starts first: its interpreter's start-up then overlaps the program run.
-    starting = (
-        nullcontext(None)
-        if args.no_policy
-        else PolicyPack.start(POLICY_PACK, project=project.name, stack=stack.name, stack_config=stack.config)
-    )
-    with starting as pack:
-        plan = _run(args, project, stack)
-        violations = () if pack is None else check_policies(pack, plan, policy_config)
-    cost = estimate(plan, stack.config, book)
-    if args.graph is not None:
-        try:
-            args.graph.write_text(to_dot(plan), encoding="utf-8")
-        except OSError as err:
-            raise PlanError(f"--graph {args.graph}: cannot write: {err.strerror}") from None
-    if args.json:
-        _print(to_json_document(plan, violations, cost=cost.to_json()))
-    else:
-        _print(to_human(plan, violations, policies_ran=not args.no_policy, cost=cost))
-    return EXIT_VIOLATIONS if any(v.level == "mandatory" for v in violations) else EXIT_OK
-
-
-def _cost(args: argparse.Namespace) -> int:
-    project, stack, book = _load(args)
-    plan = _run(args, project, stack)
-    cost = estimate(plan, stack.config, book)
-    if args.json:
-        document = {
-            "schemaVersion": JSON_SCHEMA_VERSION,
-            "project": plan.project,
-            "stack": plan.stack,
-            "cost": cost.to_json(),
-        }
-        _print(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    else:
-        _print("\n".join([f"Cost of {plan.project}/{plan.stack}", "", *cost_lines(cost)]) + "\n")
-    return EXIT_OK
 
 
 def _print(text: str) -> None:
@@ -224,30 +175,78 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (see ``EXIT_CODES``)."""
     _interrupted.clear()
     previous = signal.signal(signal.SIGINT, _interrupt)
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)
+    args: argparse.Namespace | None = None
     try:
         args = _parser().parse_args(argv)
-        if args.command == "policy-path":
-            _print(f"{POLICY_PACK}\n")
-            return EXIT_OK
-        delegated = in_project_interpreter(load_project(args.dir), sys.argv[1:] if argv is None else argv)
-        if delegated is not None:
-            return delegated
-        return _cost(args) if args.command == "cost" else _plan(args)
+        return _command(args, sys.argv[1:] if argv is None else argv)
     except (PlanError, PolicyPackError) as err:
         if _interrupted.is_set():  # what failed on the way out of an interrupted run is no error of the input
-            return _report_interrupted()
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_INVALID
+            return _report_interrupted(args)
+        return _report_error(args, EXIT_INVALID, str(err))
     except KeyboardInterrupt:
-        return _report_interrupted()
+        return _report_interrupted(args)
     except Exception:
         if _interrupted.is_set():
-            return _report_interrupted()
+            return _report_interrupted(args)
         raise
     finally:
+        gc.set_threshold(*thresholds)
         signal.signal(signal.SIGINT, previous)
 
 
-def _report_interrupted() -> int:
+GC_THRESHOLDS = (200_000, 30, 30)
+"""The garbage collector's thresholds while a command runs: a young collection every 200,000 allocations instead of
+700. Importing the provider SDKs creates hundreds of thousands of long-lived objects (classes, functions, type
+annotations); with the defaults every one of them is traversed again by each of the ~8 full collections a ``prod``
+plan triggers, about a quarter of the plan's CPU time (bench/README.md). mypy runs with the same thresholds for the
+same reason (mypy/build.py ``build_inner``: "Run gc less frequently, as otherwise we can spend a large fraction of
+cpu in gc"). Cyclic garbage is still collected, only less often; the plan's peak memory is unchanged (bench/)."""
+
+
+def _command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    if args.command == "policy-path":
+        _print(f"{writable_copy(POLICY_PACK, gpu_cloud.__version__)}\n")
+        return EXIT_OK
+    delegated = in_project_interpreter(load_project(args.dir), argv)
+    if delegated is not None:
+        return delegated
+    if args.command == "render":
+        from gpu_cloud.planner.render import manifest_text  # the components, not the engine
+
+        _print(manifest_text(args.dir, args.stack, args.kind, args.name, args.bucket))
+        return EXIT_OK
+    # Only a run in this interpreter loads the engine and the Pulumi SDK (gpucloud.planner.commands).
+    from gpu_cloud.planner import commands
+
+    report = commands.cost(args) if args.command == "cost" else commands.plan(args, POLICY_PACK)
+    _print(report.text)
+    return EXIT_VIOLATIONS if report.violated else EXIT_OK
+
+
+def _report_error(args: argparse.Namespace | None, status: int, message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    _json_error(args, status, message)
+    return status
+
+
+def _report_interrupted(args: argparse.Namespace | None) -> int:
     print("interrupted", file=sys.stderr)
+    _json_error(args, EXIT_INTERRUPTED, "interrupted")
     return EXIT_INTERRUPTED
+
+
+def _json_error(args: argparse.Namespace | None, status: int, message: str) -> None:
+    """With ``--json``, what failed is also one JSON document on standard output: a caller that parses the output
+    gets the reason, not an empty stream. Standard error has said it already when standard output is gone."""
+    if args is None or not getattr(args, "json", False):
+        return
+    document = {
+        "schemaVersion": JSON_SCHEMA_VERSION,
+        "command": args.command,
+        "stack": args.stack,
+        "error": {"exitStatus": status, "message": message},
+    }
+    with contextlib.suppress(PlanError):
+        _print(json.dumps(document, indent=2, ensure_ascii=False) + "\n")

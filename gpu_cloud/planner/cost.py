@@ -285,6 +285,10 @@ def _pool_notes(p: PoolCost) -> list[str]:
     types = p.capacity.instance_types
     if p.priced_as is None or len(types) < 2:
         return []
+    if p.capacity.gpu_limit is not None:
+        return [
+            f"priced as {p.priced_as}, the dearest of its {len(types)} instance types at its GPU limit: an upper bound"
+        ]
     return [f"priced as {p.priced_as}, the most expensive of its {len(types)} instance types: an upper bound"]
 
 
@@ -379,7 +383,12 @@ def _pool(r: RecordedResource, capacity: cm.Capacity, region: str | None, book: 
     known = {name: p for name, p in prices.items() if p is not None}
     if len({p.currency for p in known.values()}) > 1:
         return _unknown(pool, "its instance types are priced in different currencies")
-    priced_as = cm.most_expensive({name: p.hourly for name, p in known.items()})
+    hourly = {name: p.hourly for name, p in known.items()}
+    if capacity.gpu_limit is None:
+        priced_as = cm.most_expensive(hourly)
+    else:
+        priced_as, nodes = cm.at_gpu_limit(capacity.gpu_limit, dict(capacity.gpus_per_node), hourly)
+        capacity = replace(capacity, sizes=cm.Sizes(0, 0, nodes))
     fact = facts[priced_as]
     assert fact is not None
     discount = book.discount(capacity.cloud, fact.family) if capacity.spot else None

@@ -2,7 +2,9 @@
 
 The program runs in this process under the Pulumi SDK's own mock monitor, as a preview: a resource's
 outputs are its inputs, and whatever only the cloud can compute (ids, ARNs) is unknown, exactly as in
-``pulumi preview`` of a new stack. Data-source calls get the canned answers of :mod:`gpucloud.canned`.
+``pulumi preview`` of a new stack. Data-source calls get the canned answers of :mod:`gpucloud.canned`; stack
+references and the cloud parameters an account's bootstrap publishes are answered by :mod:`gpucloud.offline`, as the
+backend and the account hold them, and refused where they would fail under the Pulumi CLI.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pulumi.runtime.stack import run_in_stack
 
 from gpu_cloud.planner import canned
 from gpu_cloud.planner.model import PlanError, RecordedResource
+from gpu_cloud.planner.offline import ORGANIZATION, OfflineAnswers, config_field, parameter_answer, parameter_read
 from gpu_cloud.planner.order import ordered
 from gpu_cloud.planner.project import Project, StackSettings
 from gpu_cloud.planner.transforms import StackTransforms
@@ -64,16 +67,16 @@ class _Mocks(mocks.Mocks):
     """Resource and data-source answers of a preview."""
 
     def __init__(
-        self,
-        config: Mapping[str, str],
-        recorder: _RecordingMonitor,
-        stack_outputs: Mapping[str, Mapping[str, Any]],
+        self, config: Mapping[str, str], recorder: _RecordingMonitor, answers: OfflineAnswers, running: str
     ) -> None:
         self._config = config
         self._recorder = recorder
-        self._stack_outputs = stack_outputs
+        self._answers = answers
+        self._running = running
         self.warnings: list[str] = []
         self.canned: set[str] = set()
+        self.refusals: list[str] = []
+        """Reads from outside the program that fail under the Pulumi CLI (the plan fails naming them)."""
 
     def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         if args.typ == "pulumi:pulumi:StackReference":
@@ -82,12 +85,19 @@ class _Mocks(mocks.Mocks):
         return "", dict(args.inputs)
 
     def _stack_reference(self, name: str) -> tuple[str, dict[str, Any]]:
-        """A stack reference reads the canned outputs of the stack it names (unknown when there are none)."""
-        outputs = self._stack_outputs.get(name)
-        if outputs is None:
-            self._warn(f"stack reference {name!r} has no canned outputs; its outputs are unknown")
+        """A stack reference reads the outputs of the stack it names in the running stack's backend; any other
+        reference is refused (its outputs stay unknown so that the program runs on and reports all it has)."""
+        outputs = self._answers.resolve(self._running, name)
+        if isinstance(outputs, str):
+            self._refuse(f"stack reference {name!r}", name, outputs)
             return name, {"name": name}
         return name, {"name": name, "outputs": dict(outputs), "secretOutputNames": []}
+
+    def _refuse(self, what: str, value: str, reason: str) -> None:
+        field = config_field(self._config, value)
+        refusal = f"{field}: {what}: {reason}" if field else f"{what}: {reason}"
+        if refusal not in self.refusals:
+            self.refusals.append(refusal)
 
     def _warn(self, warning: str) -> None:
         if warning not in self.warnings:
@@ -101,12 +111,25 @@ class _Mocks(mocks.Mocks):
             or self._config.get(f"{package}:region")
             or _DEFAULT_REGIONS.get(package, "")
         )
+        parameter = parameter_read(args.token, args.args)
+        if parameter is not None:
+            return self._parameter(args.token, region, *parameter), []
         result = canned.answer(args.token, args.args, region)
         if result is None:
             self._warn(f"data source {args.token} has no canned answer; the plan used an empty result")
             return {}, []
         self.canned.add(args.token)
         return result, []
+
+    def _parameter(self, token: str, region: str, cloud: str, name: str) -> dict[str, Any]:
+        """A parameter the account's bootstrap publishes, read in ``region`` (refused where it is not published)."""
+        value = self._answers.parameter(cloud, region, name)
+        if value is None:
+            elsewhere = self._answers.regions_with(cloud, name)
+            where = f"published only in {', '.join(elsewhere)}" if elsewhere else f"not in {self._answers.source}"
+            self._refuse(f"data source {token} of {name!r} in {region}", name, f"no such parameter there ({where})")
+            return {}
+        return parameter_answer(token, name, region, value)
 
 
 class _RecordingMonitor(mocks.MockMonitor):
@@ -190,7 +213,12 @@ class _RecordingMonitor(mocks.MockMonitor):
         self._by_urn.setdefault(urn, recorded)
         if request.type == "pulumi:pulumi:Stack":
             return resource_pb2.RegisterResourceResponse(urn=urn)
-        return super().RegisterResource(request)
+        if request.type == "pulumi:pulumi:StackReference":
+            return super().RegisterResource(request)
+        # As in a preview of a new resource (_Mocks.new_resource): the outputs echo the inputs and the id is unknown.
+        # The inputs go back as the program sent them: the SDK's mock would decode them and encode them again into
+        # the same struct, some 1.5 ms a resource (bench/README.md).
+        return resource_pb2.RegisterResourceResponse(urn=urn, id="", object=request.object)
 
     def RegisterResourceOutputs(self, request: Any) -> Any:
         if request.urn.split("::")[2] == "pulumi:pulumi:Stack":
@@ -212,9 +240,7 @@ class _RecordingEngine:
             self.warnings.append(request.message)
 
 
-def run_program(
-    project: Project, stack: StackSettings, stack_outputs: Mapping[str, Mapping[str, Any]] | None = None
-) -> Plan:
+def run_program(project: Project, stack: StackSettings, answers: OfflineAnswers | None = None) -> Plan:
     """Run ``project``'s program for ``stack`` offline and return what it would register.
 
     Raises:
@@ -231,7 +257,7 @@ def run_program(
                 config=stack.config,
                 secret_keys=stack.secret_keys,
                 root=project.root,
-                stack_outputs=stack_outputs,
+                answers=answers,
             )
         except PlanError:
             raise
@@ -251,17 +277,24 @@ def record(
     config: Mapping[str, str] | None = None,
     secret_keys: Iterable[str] = (),
     root: Path | None = None,
-    stack_outputs: Mapping[str, Mapping[str, Any]] | None = None,
+    answers: OfflineAnswers | None = None,
 ) -> Plan:
     """Run ``program`` (a function that declares resources) as a preview and record what it registers.
 
     This is the engine of ``gpucloud plan`` and the recording mock of the component tests. Exceptions
-    of the program propagate unchanged; errors it logs raise PlanError. ``stack_outputs`` answers
-    stack references: referenced stack name -> its outputs.
+    of the program propagate unchanged; errors it logs, and reads from outside the program that ``answers`` (the
+    backends' stacks and the published cloud parameters; none by default) cannot answer, raise PlanError.
     """
     # A fresh context per run: the SDK keeps its settings and root stack in context variables.
     return contextvars.Context().run(
-        _record, program, project, stack, dict(config or {}), list(secret_keys), root, dict(stack_outputs or {})
+        _record,
+        program,
+        project,
+        stack,
+        dict(config or {}),
+        list(secret_keys),
+        root,
+        answers or OfflineAnswers(source="no offline answers"),
     )
 
 
@@ -272,14 +305,14 @@ def _record(
     config: dict[str, str],
     secret_keys: list[str],
     root: Path | None,
-    stack_outputs: dict[str, Mapping[str, Any]],
+    answers: OfflineAnswers,
 ) -> Plan:
     # Each run gets an event loop of its own: what a failed program leaves pending (registrations after its first
     # error) is cancelled with it and can never run, or fail, in the next run in this process.
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     monitor = _RecordingMonitor(project, stack)
-    fake = _Mocks(config, monitor, stack_outputs)
+    fake = _Mocks(config, monitor, answers, f"{ORGANIZATION}/{project}/{stack}")
     monitor.mocks = fake
     engine = _RecordingEngine()
     monitor_features = set(monitor.GetDeploymentInfo(None).supportedFeatures)
@@ -302,6 +335,12 @@ def _record(
     logging.getLogger("pulumi").setLevel(logging.CRITICAL)
     try:
         loop.run_until_complete(run_in_stack(program))
+    except (Exception, SystemExit):
+        # A program that read what the deployment would not give it fails on the value it got instead: the refused
+        # read is the cause to report (under the Pulumi CLI the read itself fails).
+        if fake.refusals:
+            raise _refused(fake.refusals) from None
+        raise
     finally:
         monitor.transforms.close()
         _close(loop)
@@ -309,6 +348,8 @@ def _record(
         raise PlanError(
             "the program uses what gpucloud plan cannot apply faithfully: " + "; ".join(monitor.unsupported)
         )
+    if fake.refusals:
+        raise _refused(fake.refusals)
     if engine.errors:
         raise PlanError("the program logged an error:\n" + "\n".join(engine.errors))
     return Plan(
@@ -319,6 +360,10 @@ def _record(
         warnings=tuple(fake.warnings + engine.warnings),
         canned_answers=tuple(sorted(fake.canned)),
     )
+
+
+def _refused(refusals: list[str]) -> PlanError:
+    return PlanError("the program reads what the deployment would not give it:\n  " + "\n  ".join(refusals))
 
 
 def _close(loop: asyncio.AbstractEventLoop) -> None:

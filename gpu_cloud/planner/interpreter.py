@@ -1,9 +1,10 @@
-"""Run a project's plan with the interpreter of the virtual environment its Pulumi.yaml declares.
+"""Run a project's plan with the interpreter of the virtual environment the Pulumi CLI would run its program in.
 
-The Pulumi CLI runs a Python program with the ``python`` of ``runtime.options.virtualenv`` when the project
-declares one (sdk/python/toolchain: pip.go ``Command`` runs ``<virtualenv>/bin/python``, uv.go runs
-``uv run python`` with ``UV_PROJECT_ENVIRONMENT=<virtualenv>``; https://github.com/pulumi/pulumi, read
-2026-12-02), so the program sees the packages installed there, at their versions. ``gpucloud plan`` does the
+The Pulumi CLI runs a Python program with the ``python`` of the project's virtualenv: the one
+``runtime.options.virtualenv`` declares, or the ``.venv`` the uv toolchain implies (`gpucloud.project.
+implied_virtualenv`; sdk/python/toolchain: pip.go ``Command`` runs ``<virtualenv>/bin/python``, uv.go ``Command``
+runs ``<virtualenv>/bin/python`` with the virtualenv activated; https://github.com/pulumi/pulumi, read
+2026-12-03), so the program sees the packages installed there, at their versions. ``gpucloud plan`` does the
 same: run from another environment, it runs itself again with that interpreter, which therefore needs
 gpu-cloud installed (it usually has: the program imports the components from it).
 """
@@ -22,22 +23,23 @@ __all__ = ["in_project_interpreter"]
 
 
 def in_project_interpreter(project: Project, argv: Sequence[str]) -> int | None:
-    """Run ``gpucloud <argv>`` with the project's declared interpreter; None when this process already is it.
+    """Run ``gpucloud <argv>`` with the project's interpreter; None when this process already is it.
 
     Returns:
-        The exit status of that run (its output is passed through), or None: no virtualenv is declared, or
-        this process runs in it.
+        The exit status of that run (its output is passed through), or None: the project has no virtualenv
+        (the ambient interpreter runs it), or this process runs in it.
 
     Raises:
-        PlanError: the declared virtualenv does not exist, or has no gpu-cloud installed.
+        PlanError: the virtualenv does not exist, or has no gpu-cloud installed.
     """
     if project.virtualenv is None or _same(project.virtualenv, Path(sys.prefix)):
         return None
     python = project.virtualenv / "bin" / "python"
     if not python.is_file():
         raise PlanError(
-            f"{project.root / 'Pulumi.yaml'}: runtime.options.virtualenv: {project.virtualenv} is not a virtual "
-            "environment (no bin/python); create it first, as `pulumi install` does"
+            f"{project.root / 'Pulumi.yaml'}: runtime.options: the program's virtualenv {project.virtualenv} (declared"
+            " by `virtualenv`, or the uv toolchain's .venv) is not a virtual environment (no bin/python); create it"
+            " first, as `pulumi install` does"
         )
     # -P: the current folder is not put on sys.path, so only the virtualenv's gpu-cloud counts.
     result = subprocess.run(
@@ -45,8 +47,8 @@ def in_project_interpreter(project: Project, argv: Sequence[str]) -> int | None:
     )
     if result.returncode == 1 and "No module named 'gpu_cloud'" in result.stderr:
         raise PlanError(
-            f"the project's virtualenv {project.virtualenv} (runtime.options.virtualenv) has no gpu-cloud "
-            "installed; the program runs there, as under the Pulumi CLI: install gpu-cloud in it"
+            f"the project's virtualenv {project.virtualenv} (runtime.options) has no gpu-cloud installed; the program"
+            " runs there, as under the Pulumi CLI: install gpu-cloud in it"
         )
     sys.stdout.write(result.stdout)
     sys.stderr.write(result.stderr)

@@ -7,11 +7,21 @@ from typing import Any, Literal
 
 from google.protobuf import struct_pb2
 
-__all__ = ["PlanError", "RecordedResource", "Violation"]
+__all__ = ["JSON_SCHEMA_VERSION", "PlanError", "PolicyPackError", "RecordedResource", "Violation"]
+
+JSON_SCHEMA_VERSION = 2
+"""Version of the ``--json`` documents; raised when a key changes meaning or goes away (1 had no version key)."""
 
 
 class PlanError(Exception):
     """Bad input to a plan (config, program, directory): reported without a traceback, exit status 2."""
+
+
+class PolicyPackError(RuntimeError):
+    """The policy pack failed while running (it crashed, or a policy raised); the message says why.
+
+    The message is the error, never the pack's traceback: ``gpucloud plan`` prints it and exits 2.
+    """
 
 
 @dataclass(frozen=True)

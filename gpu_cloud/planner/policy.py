@@ -26,6 +26,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent import futures
 from contextlib import contextmanager
@@ -40,7 +41,7 @@ from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, engine_pb2, engine_pb2_grpc
 
 from gpu_cloud.planner.files import load_json, read_text
-from gpu_cloud.planner.model import PlanError, RecordedResource, Violation
+from gpu_cloud.planner.model import PlanError, PolicyPackError, RecordedResource, Violation
 
 __all__ = ["PolicyPack", "PolicyPackError", "PolicyReport", "load_policy_config", "run_policy_pack"]
 
@@ -65,13 +66,6 @@ _SEVERITY = {
     engine_pb2.WARNING: "warning",
     engine_pb2.ERROR: "error",
 }
-
-
-class PolicyPackError(RuntimeError):
-    """The policy pack failed while running (it crashed, or a policy raised); the message says why.
-
-    The message is the error, never the pack's traceback: ``gpucloud plan`` prints it and exits 2.
-    """
 
 
 @dataclass(frozen=True)
@@ -314,22 +308,32 @@ class _Session:
         )
 
     def analyze(self) -> list[Violation]:
+        """``Analyze`` every resource, then ``AnalyzeStack``: every violation reported."""
+        return self.analyze_each(self.resources) + self.analyze_stack()
+
+    def analyze_each(self, resources: Sequence[RecordedResource]) -> list[Violation]:
+        """``Analyze`` (after ``Remediate`` when a policy remediates) each of ``resources``, in order, with up to
+        `_IN_FLIGHT` requests at once."""
         violations: list[Violation] = []
-        pending: list[tuple[RecordedResource, Any]] = []
-        for resource in self.resources:
+        pending: deque[tuple[RecordedResource, Any]] = deque()
+        for resource in resources:
             request = self._analyze_request(resource)
             if self.remediate:
                 self._remediate(resource, request, violations)
             pending.append((resource, self.stub.Analyze.future(request)))
             if len(pending) >= _IN_FLIGHT:
-                done, future = pending.pop(0)
+                done, future = pending.popleft()
                 violations += self._violations(future.result().diagnostics, done.urn)
         for done, future in pending:
             violations += self._violations(future.result().diagnostics, done.urn)
+        return violations
+
+    def analyze_stack(self) -> list[Violation]:
+        """``AnalyzeStack`` with every resource of the session."""
         response = self.stub.AnalyzeStack(
             analyzer_pb2.AnalyzeStackRequest(resources=[self._stack_resource(r) for r in self.resources])
         )
-        return violations + self._violations(response.diagnostics, None)
+        return self._violations(response.diagnostics, None)
 
     def _remediate(self, resource: RecordedResource, request: Any, violations: list[Violation]) -> None:
         for remediation in self.stub.Remediate(request).remediations:

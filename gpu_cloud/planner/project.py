@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -12,10 +13,7 @@ from typing import Any
 from gpu_cloud.planner.files import load_yaml
 from gpu_cloud.planner.model import PlanError
 
-__all__ = ["STACK_OUTPUTS_FILE", "Project", "StackSettings", "load_project", "load_stack", "load_stack_outputs"]
-
-STACK_OUTPUTS_FILE = "stack-outputs.yaml"
-"""Canned outputs of referenced stacks, beside the stack config files: ``{stack name: {output: value}}``."""
+__all__ = ["Project", "StackSettings", "load_project", "load_stack"]
 
 STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 """A stack name Pulumi accepts: pulumi/pulumi ``pkg/backend/filestate/backend.go`` (``validateStackName``,
@@ -35,7 +33,8 @@ class Project:
         program: The program to run: a ``__main__.py`` file.
         config_dir: Where ``Pulumi.<stack>.yaml`` files live (``stackConfigDir`` or the root).
         defaults: Project-level config defaults, as the SDK sees config (namespaced key -> string).
-        virtualenv: The virtual environment ``runtime.options.virtualenv`` declares (absolute), or None.
+        virtualenv: The virtual environment the Pulumi CLI would run the program in (absolute; see
+            `implied_virtualenv`), or None: the ambient interpreter.
     """
 
     name: str
@@ -121,15 +120,58 @@ def load_project(directory: Path) -> Project:
     config_dir = root / str(data.get("stackConfigDir", "."))
     name = data["name"]
     options = runtime.get("options") if isinstance(runtime, dict) else None
-    virtualenv = options.get("virtualenv") if isinstance(options, dict) else None
     return Project(
         name,
         root,
         program,
         config_dir,
         _project_defaults(name, data.get("config"), project_file),
-        None if virtualenv is None else root / str(virtualenv),
+        implied_virtualenv(root, program.parent, options if isinstance(options, dict) else {}, project_file),
     )
+
+
+def implied_virtualenv(root: Path, program_dir: Path, options: dict[str, Any], project_file: Path) -> Path | None:
+    """The virtualenv the Pulumi CLI runs a Python program in, from ``runtime.options``; None for the ambient one.
+
+    As pulumi/pulumi ``sdk/python/toolchain`` (toolchain.go ``ResolveToolchain``, uv.go ``newUv``; read at
+    v3.259.0-14-g1b59498, 2026-12-03):
+
+    - a declared ``virtualenv`` is relative to the project root, whatever the toolchain;
+    - the ``uv`` toolchain without one, or no ``toolchain`` when a ``uv.lock`` is in the program's folder or above
+      it: ``.venv`` beside the nearest ``uv.lock`` above the program's folder, else beside the nearest
+      ``pyproject.toml``, else in the program's folder; ``UV_PROJECT_ENVIRONMENT``, when set, replaces ``.venv``
+      (relative to that same folder);
+    - ``pip`` (or no toolchain and no ``uv.lock``) without one: no virtualenv;
+    - ``poetry``: the virtualenv Poetry manages (``poetry env info``), which this does not ask: no virtualenv.
+
+    Raises:
+        PlanError: ``toolchain`` or ``virtualenv`` is not one the language host accepts.
+    """
+    toolchain = options.get("toolchain")
+    if toolchain is not None and toolchain not in _TOOLCHAINS:
+        raise PlanError(
+            f"{project_file}: runtime.options.toolchain: must be one of {', '.join(_TOOLCHAINS)} (got {toolchain!r})"
+        )
+    virtualenv = options.get("virtualenv")
+    if virtualenv is not None and not isinstance(virtualenv, str):
+        raise PlanError(f"{project_file}: runtime.options.virtualenv: must be a string (got {virtualenv!r})")
+    if virtualenv:
+        return root / virtualenv
+    uv_lock = _search_up(program_dir, "uv.lock")
+    if toolchain == "uv" or (toolchain is None and uv_lock is not None):
+        project_dir = uv_lock or _search_up(program_dir, "pyproject.toml") or program_dir
+        return project_dir / (os.environ.get("UV_PROJECT_ENVIRONMENT") or ".venv")
+    return None
+
+
+_TOOLCHAINS = ("pip", "poetry", "uv")
+"""The toolchains ``runtime.options.toolchain`` accepts (pulumi-language-python main.go ``parseOptions``)."""
+
+
+def _search_up(directory: Path, name: str) -> Path | None:
+    """The nearest folder from ``directory`` up to the file system's root that holds ``name`` (toolchain.go
+    ``searchup``)."""
+    return next((folder for folder in (directory, *directory.parents) if (folder / name).exists()), None)
 
 
 def _project_defaults(project: str, config: Any, project_file: Path) -> dict[str, str]:
@@ -219,19 +261,3 @@ def _config_string(value: Any) -> str:
     if isinstance(value, int | float):
         return str(value)
     return json.dumps(value, sort_keys=True, default=str)
-
-
-def load_stack_outputs(project: Project, path: Path | None = None) -> dict[str, dict[str, Any]]:
-    """The canned outputs that answer stack references: ``path``, else the project's stack-outputs.yaml.
-
-    The file maps a referenced stack's name, exactly as the program names it (``org/project/stack``), to
-    that stack's outputs. A project without the file answers no stack reference.
-    """
-    if path is None:
-        path = project.config_dir / STACK_OUTPUTS_FILE
-        if not path.is_file():
-            return {}
-    data = load_yaml(path) or {}
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise PlanError(f"{path}: expected a mapping of stack name -> mapping of outputs")
-    return {str(name): dict(outputs) for name, outputs in data.items()}

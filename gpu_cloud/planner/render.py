@@ -1,7 +1,9 @@
 """Print the JobSet of a stack's training job or pool acceptance test, to submit with ``kubectl`` instead of Pulumi.
 
-    python -m gpu_cloud.planner.render STACK job NAME --bucket BUCKET [--dir DIR] | kubectl apply -f -
-    python -m gpu_cloud.planner.render STACK acceptance POOL [--dir DIR] | kubectl create -f -
+    gpucloud render STACK job NAME --bucket BUCKET [--dir DIR] | kubectl apply -f -
+    gpucloud render STACK acceptance POOL [--dir DIR] | kubectl create -f -
+
+(``python -m gpu_cloud.planner.render ...`` is the same command.)
 
 The manifest is the one the stack declares (``components.k8s.training_job.jobset_manifest``,
 ``components.k8s.acceptance.acceptance_manifest``), from the same validated config. The job's ServiceAccount and
@@ -11,7 +13,6 @@ stack's ``checkpointBucket`` output. Exit 2 when the config, the job or the pool
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -78,22 +79,23 @@ def render(config: StackConfig, kind: str, name: str, bucket: str | None) -> dic
     return jobset_manifest(job, pools[job.pool], training, config.cloud, uri)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line entry point; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m gpu_cloud.planner.render", description=__doc__.split("\n")[0])
-    parser.add_argument("stack")
-    parser.add_argument("kind", choices=("job", "acceptance"))
-    parser.add_argument("name", help="the job's name, or the pool of the acceptance test")
-    parser.add_argument("--bucket", help="the stack's checkpointBucket output (jobs only)")
-    parser.add_argument("--dir", type=Path, default=Path.cwd(), help="the Pulumi project (default: here)")
-    args = parser.parse_args(argv)
+def manifest_text(directory: Path, stack: str, kind: str, name: str, bucket: str | None) -> str:
+    """``gpucloud render``: the manifest of job or acceptance test ``name`` of ``stack``, as YAML.
+
+    Raises:
+        PlanError: the project, the stack's config, the job or the pool is not valid.
+    """
     try:
-        manifest = render(_config(args.dir, args.stack), args.kind, args.name, args.bucket)
-    except (ConfigError, PlanError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    sys.stdout.write(yaml.safe_dump(manifest, sort_keys=False))
-    return 0
+        return yaml.safe_dump(render(_config(directory, stack), kind, name, bucket), sort_keys=False)
+    except ConfigError as err:
+        raise PlanError(str(err)) from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m gpu_cloud.planner.render ARGS``: ``gpucloud render ARGS``; returns the exit status."""
+    from gpu_cloud.planner.cli import main as gpucloud
+
+    return gpucloud(["render", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

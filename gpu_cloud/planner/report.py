@@ -10,13 +10,10 @@ from typing import Any
 from gpu_cloud.planner.cost import CostEstimate
 from gpu_cloud.planner.cost_report import cost_lines
 from gpu_cloud.planner.engine import Plan
-from gpu_cloud.planner.model import RecordedResource, Violation
+from gpu_cloud.planner.model import JSON_SCHEMA_VERSION, RecordedResource, Violation
 from gpu_cloud.planner.order import children_of, ordered
 
 __all__ = ["JSON_SCHEMA_VERSION", "to_dot", "to_human", "to_json_document"]
-
-JSON_SCHEMA_VERSION = 2
-"""Version of the ``--json`` documents; raised when a key changes meaning or goes away (1 had no version key)."""
 
 
 def _tree(resources: Sequence[RecordedResource]) -> list[tuple[str, RecordedResource]]:

@@ -153,7 +153,7 @@ def raw_config(cloud: str) -> dict[str, Any]:
         "spotGroups": [{**g, "instanceTypes": c["spot_types"]} for g in SPOT],
         "access": {"adminPrincipals": [c["principal"]]},
         "kms": c["kms"],
-        "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared", "runnerVpcCidr": "10.250.0.0/22"},
+        "deploy": {"runnerVpcCidr": "10.250.0.0/22"},
         "alerts": {"receiver": "webhook"},
         "alertReceiverUrl": "https://alerts.example/hook",
     }

@@ -209,3 +209,43 @@ def test_kubernetes_version_without_pins_is_rejected_with_the_supported_choices(
 def test_one_subnet_is_rejected() -> None:
     with pytest.raises(ConfigError, match=r"^subnetIds: EKS needs subnets in at least two zones \(got 1\)$"):
         _cluster(subnets=("subnet-a",))
+
+
+DEPLOYERS = ("arn:aws:iam::123456789012:role/gpucloud-deployer-prod-shared", "arn:aws:iam::123456789012:role/other")
+
+
+def _administered() -> GpuCluster:
+    args = GpuClusterArgs(
+        spec=ClusterSpec(),
+        subnet_ids=["subnet-a", "subnet-b"],
+        kms_key_arn=KEY_ARN,
+        kms_key_alias="alias/gpucloud-test",
+        admin_role_arns=DEPLOYERS,
+    )
+    return GpuCluster("gpu", args)
+
+
+def test_every_admin_role_is_cluster_admin_by_its_own_access_entry_not_by_having_created_the_cluster() -> None:
+    plan = run(_administered)
+    access = named(plan, "gpu-cluster").inputs["accessConfig"]
+    assert access == {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": False}
+    entries = {r.name: r.inputs for r in of_type(plan, "aws:eks/accessEntry:AccessEntry")}
+    assert entries == {
+        f"gpu-admin-{i}": {"clusterName": "gpu-test", "principalArn": arn, "type": "STANDARD"}
+        for i, arn in enumerate(DEPLOYERS)
+    }
+    associations = {r.name: r.inputs for r in of_type(plan, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation")}
+    assert associations == {
+        f"gpu-admin-{i}-policy": {
+            "clusterName": "gpu-test",
+            "principalArn": arn,
+            "policyArn": "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+            "accessScope": {"type": "cluster"},
+        }
+        for i, arn in enumerate(DEPLOYERS)
+    }
+
+
+def test_without_admin_roles_the_creator_alone_is_admin() -> None:
+    access = named(run(_cluster), "gpu-cluster").inputs["accessConfig"]
+    assert access["bootstrapClusterCreatorAdminPermissions"] is True

@@ -3,6 +3,7 @@ its own fall-back; bad names refused with the field and the value."""
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 from pathlib import Path
@@ -88,7 +89,7 @@ def test_a_spot_group_whose_fall_back_name_is_too_long_exits_2_naming_the_field_
     )
     status = main(["plan", "dev", "--dir", str(tmp_path), "--json"])
     out, err = capsys.readouterr()
-    assert (status, out) == (2, "")
+    assert (status, json.loads(out)["error"]) == (2, {"exitStatus": 2, "message": err.removeprefix("error: ").rstrip()})
     assert err == (
         "error: invalid config in Pulumi.dev.yaml:\n"
         f"  gpu-cloud:spotGroups.0.name: node group name '{name}-ondemand' has 37 characters; EKS allows 63 and the "
@@ -150,7 +151,7 @@ def test_a_pool_named_like_a_fall_back_exits_2_naming_the_field_and_value(
     (root / "Pulumi.dev.yaml").write_text(CONFIG + pool)
     status = main(["plan", "dev", "--dir", str(root), "--json"])
     out, err = capsys.readouterr()
-    assert (status, out) == (2, "")
+    assert (status, json.loads(out)["error"]) == (2, {"exitStatus": 2, "message": err.removeprefix("error: ").rstrip()})
     assert "Traceback" not in err
     assert err == (
         "error: invalid config in Pulumi.dev.yaml:\n"

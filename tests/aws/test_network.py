@@ -55,6 +55,7 @@ def test_nat_per_zone_children() -> None:
 def test_endpoints_only_has_no_internet_path() -> None:
     assert type_counts(run(lambda: _network(ENDPOINTS_ONLY))) == {
         **COMMON,
+        "aws:ec2/vpcEndpoint:VpcEndpoint": 9,  # the S3 gateway, five interface endpoints and three more (W3)
         "aws:ec2/subnet:Subnet": 2,
         "aws:ec2/routeTable:RouteTable": 2,
         "aws:ec2/routeTableAssociation:RouteTableAssociation": 2,
@@ -131,7 +132,7 @@ def test_nat_subnets_route_through_the_public_table_and_private_ones_do_not() ->
     )
 
 
-def test_endpoints_cover_s3_ecr_sts_ec2_and_logs_privately() -> None:
+def test_endpoints_only_covers_s3_ecr_sts_ec2_logs_and_what_pod_identity_and_the_autoscaler_call() -> None:
     plan = run(lambda: _network(ENDPOINTS_ONLY))
     endpoints = {r.name: r.inputs for r in of_type(plan, "aws:ec2/vpcEndpoint:VpcEndpoint")}
     assert endpoints["net-s3"]["vpcEndpointType"] == "Gateway"
@@ -139,7 +140,8 @@ def test_endpoints_cover_s3_ecr_sts_ec2_and_logs_privately() -> None:
     assert len(endpoints["net-s3"]["routeTableIds"]) == 2
     interface = {n: e for n, e in endpoints.items() if n != "net-s3"}
     assert sorted(e["serviceName"] for e in interface.values()) == [
-        f"com.amazonaws.us-east-1.{s}" for s in ("ec2", "ecr.api", "ecr.dkr", "logs", "sts")
+        f"com.amazonaws.us-east-1.{s}"
+        for s in ("autoscaling", "ec2", "ecr.api", "ecr.dkr", "eks", "eks-auth", "logs", "sts")
     ]
     for inputs in interface.values():
         assert inputs["vpcEndpointType"] == "Interface"
@@ -216,3 +218,14 @@ def test_nat_per_zone_without_a_nat_subnet_in_each_zone_is_rejected_before_regis
 def test_nat_egress_without_nat_subnets_is_rejected() -> None:
     with pytest.raises(ConfigError, match=r"^natSubnets: AWS NAT egress needs at least one NAT subnet \(got \[\]\)$"):
         _network(_spec(egress="nat"))
+
+
+@pytest.mark.parametrize("spec", [NAT_SHARED, ENDPOINTS_ONLY], ids=["nat", "endpoints-only"])
+def test_without_interface_endpoints_only_the_free_s3_gateway_endpoint_is_made(spec: NetworkSpec) -> None:
+    plan = run(
+        lambda: PrivateNetwork("net", PrivateNetworkArgs(spec=spec, kms_key_arn=KEY_ARN, interface_endpoints=False))
+    )
+    assert {r.name: r.inputs["vpcEndpointType"] for r in of_type(plan, "aws:ec2/vpcEndpoint:VpcEndpoint")} == {
+        "net-s3": "Gateway"
+    }
+    assert [r.name for r in of_type(plan, "aws:ec2/securityGroup:SecurityGroup")] == []

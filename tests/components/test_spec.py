@@ -24,7 +24,7 @@ BASE: dict[str, Any] = {
         "natSubnets": [{"zone": "us-east-1a", "cidr": "10.0.255.0/28"}],
     },
     "access": {"adminPrincipals": ["arn:aws:iam::123456789012:role/platform"]},
-    "deploy": {"runnerStack": "organization/gpu-cloud-bootstrap/shared", "runnerVpcCidr": "10.250.0.0/22"},
+    "deploy": {"runnerVpcCidr": "10.250.0.0/22"},
     "nodePools": [
         {
             "name": "train",
@@ -412,8 +412,6 @@ def test_alibaba_rejects_aws_only_settings_and_its_own_bounds() -> None:
         parse_stack_config(raw)
     assert [str(p) for p in caught.value.problems] == [
         "kms.rotationDays: alicloud rotates keys every 7..90 days (got 180)",
-        "kms.alicloudKmsInstanceId: required on Alibaba Cloud: only keys of a software KMS instance rotate "
-        "every rotationDays (a default key rotates every 365 days) (got null)",
         "nodePools.0.awsAmiType: is an AWS-only setting (got AL2023_x86_64_NVIDIA)",
     ]
 

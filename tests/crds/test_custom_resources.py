@@ -16,7 +16,13 @@ KUBERNETES_VERSION = f"{versions.DEFAULT_KUBERNETES_VERSION}.0"
 """The schemas built-in kinds are validated against: the clusters' default Kubernetes version (kubernetes-validate)."""
 
 CHARTS = {
-    c.name: c.version for c in (versions.KUEUE_CHART, versions.JOBSET_CHART, versions.KUBE_PROMETHEUS_STACK_CHART)
+    c.name: c.version
+    for c in (
+        versions.KUEUE_CHART,
+        versions.JOBSET_CHART,
+        versions.KUBE_PROMETHEUS_STACK_CHART,
+        versions.KARPENTER_CRD_CHART,
+    )
 }
 """The pinned chart of each vendored CRD."""
 

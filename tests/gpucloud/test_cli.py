@@ -33,7 +33,7 @@ VALID_CONFIG = """
       gpu-cloud:environment: dev
       gpu-cloud:tags: {environment: dev, owner: me, cost-center: "1"}
       gpu-cloud:access: {adminPrincipals: ["arn:aws:iam::123456789012:role/admin"]}
-      gpu-cloud:deploy: {runnerStack: organization/gpu-cloud-bootstrap/shared, runnerVpcCidr: 10.250.0.0/22}
+      gpu-cloud:deploy: {runnerVpcCidr: 10.250.0.0/22}
       gpu-cloud:network:
         vpcCidr: 10.0.0.0/16
         privateSubnets: [{zone: us-east-1a, cidr: 10.0.0.0/20}, {zone: us-east-1b, cidr: 10.0.16.0/20}]
@@ -164,7 +164,7 @@ def test_config_cross_field_problems_are_all_reported(
     [
         (None, "gpu-cloud:deploy: field required (got"),
         (
-            "{runnerStack: organization/gpu-cloud-bootstrap/shared, runnerVpcCidr: 10.0.128.0/22}",
+            "{runnerVpcCidr: 10.0.128.0/22}",
             "gpu-cloud:deploy.runnerVpcCidr: overlaps network.vpcCidr 10.0.0.0/16: the API would be unreachable "
             "(got 10.0.128.0/22)\n",
         ),
@@ -177,9 +177,7 @@ def test_deploy_config_that_leaves_the_api_unreachable_is_exit_2(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    line = (
-        "      gpu-cloud:deploy: {runnerStack: organization/gpu-cloud-bootstrap/shared, runnerVpcCidr: 10.250.0.0/22}\n"
-    )
+    line = "      gpu-cloud:deploy: {runnerVpcCidr: 10.250.0.0/22}\n"
     broken = VALID_CONFIG.replace(line, "" if deploy is None else f"      gpu-cloud:deploy: {deploy}\n")
     root = make_project(GPU_PROGRAM, {"dev": broken}, pulumi_yaml="name: gpu-cloud\nruntime: python\n")
     monkeypatch.chdir(root)

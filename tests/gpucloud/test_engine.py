@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from gpu_cloud.planner.engine import Plan, run_program
-from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
+from gpu_cloud.planner.model import PlanError
+from gpu_cloud.planner.offline import load_offline_answers
+from gpu_cloud.planner.project import load_project, load_stack
 from tests.gpucloud.conftest import MakeProject
 
 TINY = """
@@ -141,16 +145,117 @@ def test_two_programs_in_one_process_do_not_share_state(make_project: MakeProjec
     assert sorted(r.urn for r in first.resources) == sorted(r.urn for r in second.resources)
 
 
-def test_stack_references_read_the_canned_outputs(make_project: MakeProject) -> None:
-    program = """
-        import pulumi
-        data = pulumi.StackReference("acme/data/prod")
-        pulumi.export("vpc", data.get_output("vpcId"))
-        pulumi.export("other", pulumi.StackReference("acme/other/prod").get_output("x"))
-    """
-    root = make_project(program)
-    (root / "stack-outputs.yaml").write_text("acme/data/prod:\n  vpcId: vpc-0abc\n")
+REFERENCES = """
+    import pulumi
+    config = pulumi.Config()
+    data = pulumi.StackReference(config.require("dataStack"))
+    pulumi.export("vpc", data.get_output("vpcId"))
+"""
+ANSWERS = """
+backends:
+  s3://state-bucket:
+    organization/tiny/dev: {}
+    organization/data/prod: {vpcId: vpc-0abc}
+  file://~/.pulumi-bootstrap:
+    organization/bootstrap/shared: {vpcId: vpc-0def}
+"""
+
+
+def _referencing(make_project: MakeProject, data_stack: str, answers: str | None = ANSWERS) -> Plan:
+    root = make_project(REFERENCES, {"dev": f"config:\n  tiny:dataStack: {data_stack}\n"})
+    if answers is not None:
+        (root / "offline-answers.yaml").write_text(answers)
     project = load_project(root)
-    plan = run_program(project, load_stack(project, "dev"), load_stack_outputs(project))
-    assert plan.outputs == {"other": "[unknown]", "vpc": "vpc-0abc"}
-    assert plan.warnings == ("stack reference 'acme/other/prod' has no canned outputs; its outputs are unknown",)
+    return run_program(project, load_stack(project, "dev"), load_offline_answers(project.config_dir))
+
+
+def test_a_stack_reference_reads_the_outputs_of_a_stack_in_the_running_stacks_backend(
+    make_project: MakeProject,
+) -> None:
+    assert _referencing(make_project, "organization/data/prod").outputs == {"vpc": "vpc-0abc"}
+
+
+def test_a_stack_reference_into_another_backend_is_refused_naming_the_config_field(
+    make_project: MakeProject,
+) -> None:
+    with pytest.raises(PlanError) as refused:
+        _referencing(make_project, "organization/bootstrap/shared")
+    assert str(refused.value).splitlines() == [
+        "the program reads what the deployment would not give it:",
+        "  tiny:dataStack: stack reference 'organization/bootstrap/shared': organization/tiny/dev runs in"
+        " s3://state-bucket, which holds no stack organization/bootstrap/shared (it is in"
+        " file://~/.pulumi-bootstrap); Pulumi resolves a stack reference only in the running stack's backend"
+        " (pulumi/pulumi#3395)",
+    ]
+
+
+def test_a_stack_reference_to_a_stack_no_backend_holds_is_refused(make_project: MakeProject) -> None:
+    with pytest.raises(PlanError, match=r"tiny:dataStack: .*holds no stack acme/other/prod \(no backend of "):
+        _referencing(make_project, "acme/other/prod")
+
+
+def test_without_offline_answers_no_stack_reference_resolves(make_project: MakeProject) -> None:
+    with pytest.raises(PlanError, match=r"tiny:dataStack: .*puts the running stack organization/tiny/dev in no"):
+        _referencing(make_project, "organization/data/prod", answers=None)
+
+
+PARAMETERS = """
+    import pulumi
+    import pulumi_aws as aws
+    value = aws.ssm.get_parameter_output(name="/gpucloud/bootstrap/runner-vpc-id", region="us-east-1")
+    pulumi.export("vpc", value.insecure_value)
+    ami = aws.ssm.get_parameter_output(name="/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/recommended")
+    pulumi.export("ami", ami.insecure_value)
+"""
+
+
+def _reading(make_project: MakeProject, answers: str) -> Plan:
+    root = make_project(PARAMETERS)
+    (root / "offline-answers.yaml").write_text(answers)
+    project = load_project(root)
+    return run_program(project, load_stack(project, "dev"), load_offline_answers(project.config_dir))
+
+
+def test_a_published_parameter_is_read_in_its_region_and_a_public_one_keeps_its_canned_answer(
+    make_project: MakeProject,
+) -> None:
+    plan = _reading(make_project, "parameters:\n  aws:us-east-1:\n    /gpucloud/bootstrap/runner-vpc-id: vpc-0abc\n")
+    assert plan.outputs == {"ami": "ami-0123456789abcdef0", "vpc": "vpc-0abc"}
+
+
+def test_a_parameter_not_published_in_the_region_read_is_refused(make_project: MakeProject) -> None:
+    with pytest.raises(PlanError) as refused:
+        _reading(make_project, "parameters:\n  aws:us-west-2:\n    /gpucloud/bootstrap/runner-vpc-id: vpc-0abc\n")
+    assert str(refused.value).splitlines()[1] == (
+        "  data source aws:ssm/getParameter:getParameter of '/gpucloud/bootstrap/runner-vpc-id' in us-east-1:"
+        " no such parameter there (published only in us-west-2)"
+    )
+
+
+ECHO = """
+    import pulumi
+    import pulumi_aws as aws
+
+    key = aws.kms.Key("key", description="k", deletion_window_in_days=7)
+    vpc = aws.ec2.Vpc("main", cidr_block="10.0.0.0/16", tags={"owner": pulumi.Output.secret("team")})
+    log = aws.cloudwatch.LogGroup("logs", kms_key_id=key.arn, retention_in_days=30)
+    pulumi.export("cidr", vpc.cidr_block)
+    pulumi.export("window", key.deletion_window_in_days)
+    pulumi.export("tags", vpc.tags)
+    pulumi.export("logKey", log.kms_key_id)
+    pulumi.export("retention", log.retention_in_days)
+"""
+
+
+def test_outputs_of_a_new_resource_echo_its_inputs(make_project: MakeProject) -> None:
+    # As a preview of a new stack: what the program gave is known (secrets stay secret), what the cloud computes
+    # (an ARN) is unknown.
+    project = load_project(make_project(ECHO))
+    plan = run_program(project, load_stack(project, "dev"))
+    assert plan.outputs == {
+        "cidr": "10.0.0.0/16",
+        "logKey": "[unknown]",
+        "retention": 30,
+        "tags": "[secret]",
+        "window": 7,
+    }

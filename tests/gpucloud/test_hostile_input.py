@@ -41,7 +41,7 @@ def test_a_project_file_in_utf16(make_project: MakeProject, capsys: pytest.Captu
     assert err == f"error: {root}/Pulumi.yaml: not UTF-8 text (byte 0xff at offset 0)\n"
 
 
-@pytest.mark.parametrize("option", ["--policy-config", "--stack-outputs", "--prices"])
+@pytest.mark.parametrize("option", ["--policy-config", "--offline-answers", "--prices"])
 def test_an_input_file_that_is_not_utf8(
     make_project: MakeProject, capsys: pytest.CaptureFixture[str], tmp_path: Path, option: str
 ) -> None:

@@ -109,7 +109,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project running the shipped program, its stack config files written per example."""
     root = tmp_path_factory.mktemp("mutated")
     (root / "Pulumi.yaml").write_text(f"name: gpu-cloud\nmain: {STACKS}\nruntime: python\n")
-    (root / "stack-outputs.yaml").write_text((STACKS / "stack-outputs.yaml").read_text())
+    (root / "offline-answers.yaml").write_text((STACKS / "offline-answers.yaml").read_text())
     return root
 
 
@@ -127,7 +127,7 @@ def test_a_mutated_config_ends_as_the_contract_says(
     assert "Traceback" not in err
     assert status in (0, 1, 2), err
     if status == 2:
-        assert out == ""
+        assert json.loads(out)["error"] == {"exitStatus": 2, "message": err.removeprefix("error: ").rstrip()}
         first, *rest = err.splitlines()
         if first.startswith("error: invalid config in "):
             assert rest and all(PROBLEM.match(line) for line in rest), err

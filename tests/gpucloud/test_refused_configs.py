@@ -22,9 +22,9 @@ Mutation = Callable[[dict[str, Any]], object]
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A project running the shipped program with its stack-outputs file; each test writes its stack's config."""
+    """A project running the shipped program with its offline answers; each test writes its stack's config."""
     (tmp_path / "Pulumi.yaml").write_text(f"name: gpu-cloud\nmain: {STACKS}\nruntime: python\n")
-    (tmp_path / "stack-outputs.yaml").write_text((STACKS / "stack-outputs.yaml").read_text())
+    (tmp_path / "offline-answers.yaml").write_text((STACKS / "offline-answers.yaml").read_text())
     return tmp_path
 
 
@@ -39,23 +39,24 @@ def refused(
     capsys: pytest.CaptureFixture[str],
     environment: str,
     mutate: Mutation,
-    outputs: Mutation | None = None,
+    answers: Mutation | None = None,
+    first_line: str = "invalid config in Pulumi.{environment}.yaml:",
 ) -> list[str]:
     """The problem lines of ``gpucloud plan <environment>`` on the shipped config changed by ``mutate`` (and the
-    stack outputs changed by ``outputs``); the plan must exit 2 with nothing on stdout."""
+    offline answers changed by ``answers``); the plan must exit 2 with nothing on stdout."""
     config = _shipped(environment)
     mutate(config)
     document = {"config": {f"{NAMESPACE}{key}": value for key, value in config.items()}}
     (project / f"Pulumi.{environment}.yaml").write_text(yaml.safe_dump(document), encoding="utf-8")
-    if outputs is not None:
-        canned = yaml.safe_load((STACKS / "stack-outputs.yaml").read_text())
-        outputs(canned)
-        (project / "stack-outputs.yaml").write_text(yaml.safe_dump(canned))
+    if answers is not None:
+        given = yaml.safe_load((STACKS / "offline-answers.yaml").read_text())
+        answers(given)
+        (project / "offline-answers.yaml").write_text(yaml.safe_dump(given))
     status = main(["plan", environment, "--dir", str(project), "--no-policy"])
     out, err = capsys.readouterr()
     assert (status, out) == (2, ""), err
     first, *lines = err.splitlines()
-    assert first == f"error: invalid config in Pulumi.{environment}.yaml:", err
+    assert first == "error: " + first_line.format(environment=environment), err
     return [line.removeprefix("  ") for line in lines]
 
 
@@ -80,68 +81,108 @@ def test_overlapping_peer_subnets(project: Path, capsys: pytest.CaptureFixture[s
     ]
 
 
-# -- Another stack's outputs that do not match this stack's config (read when the reference resolves).
+# -- What the bootstrap publishes, or another stack of this backend exports, that does not match this stack's config
+# (read when the parameter or the reference resolves).
+
+BACKEND = "s3://gpucloud-state-shared-123456789012-us-east-1"
+DATA = "organization/gpu-cloud-data/staging"
+PARAMETERS = ("parameters", "aws:us-east-1")
+
+
+def _data_stack(tables: object = ("rtb-1", "rtb-2"), vpc: object = "vpc-1") -> Mutation:
+    """Answers in which the backend of the environments also holds a data stack exporting ``vpc`` and ``tables``."""
+
+    def answers(a: dict[str, Any]) -> None:
+        listed = list(tables) if isinstance(tables, tuple) else tables
+        a["backends"][BACKEND][DATA] = {"vpcId": vpc, "privateRouteTableIds": listed}
+
+    return answers
+
+
+def _peering_with_the_data_stack(count: int = 2) -> Mutation:
+    def mutate(c: dict[str, Any]) -> None:
+        c["peering"] = {"peerRegion": "us-west-2", "peerVpcCidr": "10.35.0.0/16", "peerStack": DATA}
+        c["peering"]["peerRouteTableCount"] = count
+
+    return mutate
 
 
 def test_a_route_table_count_the_peer_stack_does_not_export(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    def mutate(c: dict[str, Any]) -> None:
-        c["peering"]["peerRouteTableCount"] = 3
-
-    assert refused(project, capsys, "staging", mutate) == [
-        "gpu-cloud:peering.peerRouteTableCount: organization/gpu-cloud-data/staging exports 2 ids as "
-        "privateRouteTableIds (got 3)"
+    assert refused(project, capsys, "staging", _peering_with_the_data_stack(3), _data_stack()) == [
+        f"gpu-cloud:peering.peerRouteTableCount: {DATA} exports 2 ids as privateRouteTableIds (got 3)"
     ]
 
 
-def test_a_runner_route_table_count_the_bootstrap_stack_does_not_export(
+def test_a_runner_route_table_count_the_bootstrap_does_not_publish(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def mutate(c: dict[str, Any]) -> None:
         c["deploy"]["runnerRouteTableCount"] = 1
 
     assert refused(project, capsys, "dev", mutate) == [
-        "gpu-cloud:deploy.runnerRouteTableCount: organization/gpu-cloud-bootstrap/shared exports 2 ids as "
-        "runnerRouteTableIds (got 1)"
+        "gpu-cloud:deploy.runnerRouteTableCount: the bootstrap publishes 2 (/gpucloud/bootstrap/runner-route-table-ids)"
+        " (got 1)"
+    ]
+
+
+def test_a_runner_vpc_range_the_bootstrap_does_not_publish(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["deploy"]["runnerVpcCidr"] = "10.249.0.0/22"
+
+    assert refused(project, capsys, "prod", mutate) == [
+        "gpu-cloud:deploy.runnerVpcCidr: the bootstrap's runner VPC is 10.250.0.0/22"
+        " (/gpucloud/bootstrap/runner-vpc-cidr) (got 10.249.0.0/22)"
     ]
 
 
 def test_route_tables_that_are_not_a_list(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    def outputs(o: dict[str, Any]) -> None:
-        o["organization/gpu-cloud-data/staging"]["privateRouteTableIds"] = "rtb-1"
-
-    assert refused(project, capsys, "staging", lambda c: None, outputs) == [
-        "gpu-cloud:peering.peerRouteTableCount: organization/gpu-cloud-data/staging exports privateRouteTableIds "
-        "that is not a list of ids (got rtb-1)"
-    ]
-
-
-def test_an_alibaba_runner_stack_without_its_route_table(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    def outputs(o: dict[str, Any]) -> None:
-        o["organization/gpu-cloud-bootstrap/shared-cn"]["runnerRouteTableIds"] = []
-
-    assert refused(project, capsys, "prod-cn", lambda c: None, outputs) == [
-        "gpu-cloud:deploy.runnerRouteTableCount: organization/gpu-cloud-bootstrap/shared-cn exports 0 ids as "
-        "runnerRouteTableIds (got 1)"
-    ]
-
-
-def test_a_kms_instance_stack_without_its_instance(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    def outputs(o: dict[str, Any]) -> None:
-        del o["organization/gpu-cloud-bootstrap/shared-cn"]["kmsInstanceId"]
-
-    assert refused(project, capsys, "prod-cn", lambda c: None, outputs) == [
-        "gpu-cloud:kms.alicloudKmsInstanceStack: organization/gpu-cloud-bootstrap/shared-cn exports no kmsInstanceId "
-        "id (got null)"
+    assert refused(project, capsys, "staging", _peering_with_the_data_stack(), _data_stack(tables="rtb-1")) == [
+        f"gpu-cloud:peering.peerStack: {DATA} exports privateRouteTableIds that is not a list of ids (got rtb-1)"
     ]
 
 
 def test_a_vpc_id_that_is_not_text(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    def outputs(o: dict[str, Any]) -> None:
-        o["organization/gpu-cloud-data/staging"]["vpcId"] = ["vpc-1"]
-
-    assert refused(project, capsys, "staging", lambda c: None, outputs) == [
-        'gpu-cloud:peering.peerStack: organization/gpu-cloud-data/staging exports no vpcId id (got ["vpc-1"])'
+    assert refused(project, capsys, "staging", _peering_with_the_data_stack(), _data_stack(vpc=["vpc-1"])) == [
+        f'gpu-cloud:peering.peerStack: {DATA} exports no vpcId id (got ["vpc-1"])'
     ]
+
+
+READS_REFUSED = "the program reads what the deployment would not give it:"
+
+
+def test_a_peer_stack_in_no_backend_of_the_sequence_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert refused(project, capsys, "staging", _peering_with_the_data_stack(), first_line=READS_REFUSED) == [
+        f"gpu-cloud:peering.peerStack: stack reference '{DATA}': organization/gpu-cloud/staging runs in {BACKEND},"
+        f" which holds no stack {DATA} (no backend of {project}/offline-answers.yaml holds it); Pulumi resolves a"
+        " stack reference only in the running stack's backend (pulumi/pulumi#3395)"
+    ]
+
+
+def test_an_alibaba_environment_whose_bootstrap_published_no_kms_instance(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def answers(a: dict[str, Any]) -> None:
+        del a["parameters"]["alicloud:cn-hangzhou"]["/gpucloud/bootstrap/kms-instance-id"]
+
+    assert refused(project, capsys, "prod-cn", lambda c: None, answers, first_line=READS_REFUSED) == [
+        "data source alicloud:oos/getParameters:getParameters of '/gpucloud/bootstrap/kms-instance-id' in"
+        f" cn-hangzhou: no such parameter there (not in {project}/offline-answers.yaml)"
+    ]
+
+
+def test_a_runner_in_a_region_where_the_bootstrap_published_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def mutate(c: dict[str, Any]) -> None:
+        c["deploy"]["runnerRegion"] = "us-west-2"
+
+    lines = refused(project, capsys, "dev", mutate, first_line=READS_REFUSED)
+    assert lines[0] == (
+        "data source aws:ssm/getParameter:getParameter of '/gpucloud/bootstrap/runner-vpc-cidr' in us-west-2:"
+        " no such parameter there (published only in us-east-1)"
+    )
 
 
 # -- Regions and zones that do not exist for the cloud (cloud_limits.json: botocore's endpoints, Alibaba's list).
@@ -412,25 +453,36 @@ def test_an_infinite_or_nan_spot_price_cap(project: Path, capsys: pytest.Capture
     ]
 
 
-def test_stack_references_pulumi_would_refuse(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_stack_reference_pulumi_would_refuse(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     def mutate(c: dict[str, Any]) -> None:
-        c["peering"]["peerStack"] = "organization/gpu cloud/staging"
-        c["deploy"]["runnerStack"] = "organization/gpu-cloud-bootstrap/" + "s" * 101
+        c["peering"] = {
+            "peerRegion": "us-west-2",
+            "peerVpcCidr": "10.35.0.0/16",
+            "peerStack": "organization/gpu cloud/x",
+        }
 
     message = "not a stack name Pulumi accepts ([<owner>/[<project>/]]<stack>; letters, digits, '_', '.', '-')"
     assert refused(project, capsys, "staging", mutate) == [
-        f"gpu-cloud:deploy.runnerStack: {message} (got organization/gpu-cloud-bootstrap/{'s' * 44}...)",
-        f"gpu-cloud:peering.peerStack: {message} (got organization/gpu cloud/staging)",
+        f"gpu-cloud:peering.peerStack: {message} (got organization/gpu cloud/x)"
     ]
 
 
-def test_a_kms_instance_stack_pulumi_would_refuse(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_runner_region_the_cloud_does_not_have_or_another_on_alibaba(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     def mutate(c: dict[str, Any]) -> None:
-        c["kms"]["alicloudKmsInstanceStack"] = "shared cn!"
+        c["deploy"]["runnerRegion"] = "cn-shanghai"
 
-    message = "not a stack name Pulumi accepts ([<owner>/[<project>/]]<stack>; letters, digits, '_', '.', '-')"
     assert refused(project, capsys, "prod-cn", mutate) == [
-        f"gpu-cloud:kms.alicloudKmsInstanceStack: {message} (got shared cn!)"
+        "gpu-cloud:deploy.runnerRegion: the ACK runner peers within cn-hangzhou (got cn-shanghai)"
+    ]
+
+    def unknown(c: dict[str, Any]) -> None:
+        c["deploy"]["runnerRegion"] = "us-east-9"
+
+    assert refused(project, capsys, "dev", unknown) == [
+        "gpu-cloud:deploy.runnerRegion: not a aws region whose zones are known (components/cloud_limits.json)"
+        " (got us-east-9)"
     ]
 
 
@@ -461,4 +513,20 @@ def test_sizes_are_checked_without_a_region(project: Path, capsys: pytest.Captur
     assert refused(project, capsys, "dev", mutate) == [
         "gpu-cloud:region: field required (got null)",
         "gpu-cloud:network.vpcCidr: aws takes a VPC of /16 to /28 (got 10.10.0.0/15)",
+    ]
+
+
+def test_an_eks_environment_without_a_way_to_the_public_registries(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """aws.md W3: endpoints-only egress reaches AWS, never the registries the add-ons' images come from."""
+
+    def mutate(c: dict[str, Any]) -> None:
+        c["network"]["egress"] = "endpoints-only"
+        del c["network"]["natSubnets"]
+        c["network"].pop("natPerZone", None)
+
+    assert refused(project, capsys, "dev", mutate) == [
+        "gpu-cloud:network.egress: an EKS cluster's nodes pull the add-ons' images from public registries, which no VPC"
+        " endpoint reaches: use nat (got endpoints-only)"
     ]

@@ -1,4 +1,5 @@
-"""``python -m gpu_cloud.planner.render``: the stack's own JobSets for kubectl, exit 2 on what is not there."""
+"""``gpucloud render`` (and its alias ``python -m gpu_cloud.planner.render``): the stack's own JobSets for kubectl,
+exit 2 on what is not there."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gpu_cloud.planner import cli
 from gpu_cloud.planner.render import main
 from tests.stacks.test_environments import plan
 
@@ -45,3 +47,14 @@ def test_a_rendered_job_is_the_stacks_with_the_bucket_given(capsys: pytest.Captu
 def test_what_is_not_in_the_stack_exits_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*argv, "--dir", str(ROOT)]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_gpucloud_render_is_the_same_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["render", "prod", "acceptance", "training-h100", "--dir", str(ROOT)]) == 0
+    assert yaml.safe_load(capsys.readouterr().out) == _jobset("prod", "prod-accept-training-h100-jobset")
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["render", "--help"])
+    assert exit_.value.code == 0
+    help_text = capsys.readouterr().out
+    assert "gpucloud render prod acceptance POOL | kubectl create -f -" in help_text
+    assert "``" not in help_text  # plain text, not reStructuredText

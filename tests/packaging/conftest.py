@@ -63,6 +63,7 @@ class Installed:
         """Run a console script or ``python`` of the environment, as a user's shell with it activated would."""
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
         env["PATH"] = f"{self.venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+        env["XDG_CACHE_HOME"] = str(self.venv.parent / "cache")  # where `gpucloud policy-path` copies the pack
         return subprocess.run(
             [str(self.venv / "bin" / tool), *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
         )

@@ -99,10 +99,11 @@ def _aws() -> None:
         amz.DeployRunnerArgs(
             vpc_id="vpc-1",
             subnet_ids=["subnet-1", "subnet-2"],
-            source_bucket="gpucloud-state-123456789012-us-east-1",
-            deployer_role_arns=["arn:aws:iam::123456789012:role/deployer"],
-            backend_url="s3://gpucloud-state-123456789012-us-east-1",
-            kms_key_arn=key.key_arn,
+            state_bucket="gpucloud-state-123456789012-us-east-1",
+            state_key_alias=key.alias_name,
+            state_key_arn=key.key_arn,
+            environments=["dev"],
+            deployer_policy_arns=["arn:aws:iam::123456789012:policy/deploy"],
         ),
         opts=opts,
     )
@@ -141,6 +142,15 @@ def _aws() -> None:
     inference = _pool("infer", "inference", ["g5.xlarge"])
     amz.GpuNodePool("infer", amz.GpuNodePoolArgs(spec=inference, target=target), opts=opts)
     amz.SpotGpuGroup("batch", amz.SpotGpuGroupArgs(spec=_spot(["g5.xlarge"]), target=target), opts=opts)
+    cluster = pulumi.ResourceOptions(providers=[provider, k8s.Provider("karpenter-cluster", kubeconfig="{}")])
+    karpenter = amz.Karpenter(
+        "karpenter", amz.KarpenterArgs("gpu", "https://gpu.example", "alias/gpucloud-test", key.key_arn), opts=cluster
+    )
+    nodes = amz.KarpenterTarget(
+        "gpu", "1.35", karpenter.instance_profile, key.key_arn, ("us-east-1a", "us-east-1b"), TAGS, karpenter.releases
+    )
+    for spec in (training, inference, _spot(["g5.xlarge"])):
+        amz.KarpenterGpuPool(f"k-{spec.name}", amz.KarpenterGpuPoolArgs(spec=spec, target=nodes), opts=cluster)
     amz.GpuAdminAccess("access", amz.GpuAdminAccessArgs(spec=ACCESS, cluster_name="gpu"), opts=opts)
     amz.CheckpointBucket(
         "ckpt",
@@ -318,7 +328,11 @@ def test_every_component_was_built(plan: Plan) -> None:
     components = Counter(r.type for r in plan.resources if r.type.startswith("gpucloud:"))
     built = {c for c in [*amz.__all__, *ali.__all__, *kube.__all__] if c not in COMPOSITIONS}
     assert set(components) == {
-        *(f"gpucloud:aws:{c}" for c in amz.__all__ if c in built and not c.endswith("Args") and c != "NodeGroupTarget"),
+        *(
+            f"gpucloud:aws:{c}"
+            for c in amz.__all__
+            if c in built and not c.endswith("Args") and c not in ("NodeGroupTarget", "KarpenterTarget")
+        ),
         *(f"gpucloud:alicloud:{c}" for c in ali.__all__ if c in built and not c.endswith("Args")),
         *(f"gpucloud:k8s:{c}" for c in kube.__all__ if c in built and not c.endswith("Args") and c != "cuda_problems"),
     }

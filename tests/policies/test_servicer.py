@@ -9,6 +9,7 @@ message and in the same order.
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -16,13 +17,16 @@ from typing import Any
 
 import pulumi_policy.policy as sdk_policy
 import pytest
-from google.protobuf import empty_pb2
+from google.protobuf import empty_pb2, json_format, struct_pb2
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pulumi.runtime.proto import analyzer_pb2
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 import gpu_cloud.policies.gpucloud_rules as rules_package
 from gpu_cloud.planner.engine import run_program
 from gpu_cloud.planner.model import RecordedResource
+from gpu_cloud.planner.offline import load_offline_answers
 from gpu_cloud.planner.policy import _LEVEL_TO_PROTO, _normalize_config, _reconcile_config, _Session, _struct
 from gpu_cloud.planner.project import load_project, load_stack
 from gpu_cloud.policies.gpucloud_rules import sdk
@@ -68,7 +72,10 @@ def servicers(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[type, type]]:
 def stacks() -> dict[str, list[RecordedResource]]:
     """Stack name -> recorded resources: the protocol cases (as stack dev) and two planned environments."""
     project = load_project(ROOT)
-    planned = {name: list(run_program(project, load_stack(project, name)).resources) for name in ("dev", "prod-cn")}
+    answers = load_offline_answers(project.config_dir)
+    planned = {
+        name: list(run_program(project, load_stack(project, name), answers).resources) for name in ("dev", "prod-cn")
+    }
     return {"cases": [stack_resource("dev"), *(cases.build(case) for case in cases.CASES)], **planned}
 
 
@@ -124,3 +131,30 @@ def test_a_pack_with_policies_of_its_own_is_served_as_the_sdk_serves(servicers: 
     request.properties.update({"cidrBlock": "10.0.0.0/16"})
     servicer.Analyze(request, None)
     assert [dict(props) for props in seen] == [{"cidrBlock": "10.0.0.0/16"}] * 2
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), _JSON, max_size=6))
+def test_the_packs_struct_decoding_is_json_formats(values: dict[str, Any]) -> None:
+    # The pack decodes properties in one pass (sdk._struct_json); the SDK with json_format.MessageToDict.
+    struct = struct_pb2.Struct()
+    struct.update(values)
+    decoded = sdk._struct_json(struct)
+    assert decoded == json_format.MessageToDict(struct)
+    assert json.dumps(decoded) == json.dumps(json_format.MessageToDict(struct))  # same order, same types
+
+
+def test_the_packs_struct_decoding_refuses_what_json_format_refuses() -> None:
+    struct = struct_pb2.Struct()
+    struct.fields["x"].number_value = float("inf")
+    with pytest.raises(ValueError, match="Fail to serialize"):
+        json_format.MessageToDict(struct)
+    with pytest.raises(ValueError, match="Fail to serialize"):
+        sdk._struct_json(struct)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,16 @@ from gpu_cloud.components.aws.expander import priority_of
 from gpu_cloud.planner.cli import POLICY_PACK
 from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.model import RecordedResource, Violation
-from gpu_cloud.planner.policy import run_policy_pack
-from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
+from gpu_cloud.planner.offline import load_offline_answers
+from gpu_cloud.planner.policy import load_policy_config, run_policy_pack
+from gpu_cloud.planner.project import StackSettings, load_project, load_stack
 from tests.alicloud.support import label_map
 
 ROOT = Path(__file__).resolve().parents[2]
 STACKS = ("dev", "staging", "prod", "prod-cn")
+ON_NODE_GROUPS = ("dev", "staging@nodegroups", "prod@nodegroups")
+"""The EKS environments on managed node groups: dev, and staging and prod planned with ``nodeProvisioner: nodegroups``
+(``NODE_GROUPS``)."""
 
 EXPECTED_COUNTS: dict[str, dict[str, int]] = {
     "dev": {
@@ -42,7 +47,8 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:ec2/vpcEndpoint:VpcEndpoint": 6,
         "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 1,
         "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 1,
-        "aws:eks/accessEntry:AccessEntry": 2,
+        "aws:eks/accessEntry:AccessEntry": 3,
+        "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": 1,
         "aws:eks/addon:Addon": 5,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 3,
@@ -74,36 +80,103 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
     },
     "staging": {
-        "aws:cloudwatch/logGroup:LogGroup": 2,
-        "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": 1,
+        "aws:cloudwatch/eventRule:EventRule": 5,
+        "aws:cloudwatch/eventTarget:EventTarget": 5,
+        "aws:cloudwatch/logGroup:LogGroup": 3,
+        "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": 2,
         "aws:ec2/eip:Eip": 1,
-        "aws:ec2/flowLog:FlowLog": 1,
+        "aws:ec2/flowLog:FlowLog": 2,
+        "aws:ec2/internetGateway:InternetGateway": 1,
+        "aws:ec2/launchTemplate:LaunchTemplate": 1,
+        "aws:ec2/natGateway:NatGateway": 1,
+        "aws:ec2/peeringConnectionOptions:PeeringConnectionOptions": 4,
+        "aws:ec2/placementGroup:PlacementGroup": 1,
+        "aws:ec2/route:Route": 11,
+        "aws:ec2/routeTable:RouteTable": 5,
+        "aws:ec2/routeTableAssociation:RouteTableAssociation": 5,
+        "aws:ec2/securityGroup:SecurityGroup": 1,
+        "aws:ec2/securityGroupRule:SecurityGroupRule": 1,
+        "aws:ec2/subnet:Subnet": 5,
+        "aws:ec2/vpc:Vpc": 2,
+        "aws:ec2/vpcEndpoint:VpcEndpoint": 7,
+        "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 2,
+        "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 2,
+        "aws:eks/accessEntry:AccessEntry": 4,
+        "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": 1,
+        "aws:eks/addon:Addon": 5,
+        "aws:eks/cluster:Cluster": 1,
+        "aws:eks/nodeGroup:NodeGroup": 1,
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 5,
+        "aws:iam/instanceProfile:InstanceProfile": 1,
+        "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
+        "aws:iam/role:Role": 12,
+        "aws:iam/rolePolicy:RolePolicy": 10,
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 7,
+        "aws:kms/alias:Alias": 2,
+        "aws:kms/key:Key": 2,
+        "aws:s3/bucket:Bucket": 1,
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": 1,
+        "aws:s3/bucketOwnershipControls:BucketOwnershipControls": 1,
+        "aws:s3/bucketPolicy:BucketPolicy": 1,
+        "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": 1,
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": 1,
+        "aws:s3/bucketVersioning:BucketVersioning": 1,
+        "aws:sqs/queue:Queue": 1,
+        "aws:sqs/queuePolicy:QueuePolicy": 1,
+        "kubernetes:apps/v1:Deployment": 1,
+        "kubernetes:autoscaling/v2:HorizontalPodAutoscaler": 1,
+        "kubernetes:core/v1:ConfigMap": 1,
+        "kubernetes:core/v1:Namespace": 3,
+        "kubernetes:core/v1:ResourceQuota": 1,
+        "kubernetes:core/v1:Service": 1,
+        "kubernetes:core/v1:ServiceAccount": 2,
+        "kubernetes:helm.sh/v3:Release": 10,
+        "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet": 1,
+        "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass": 2,
+        "kubernetes:karpenter.sh/v1:NodePool": 3,
+        "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": 1,
+        "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": 1,
+        "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor": 1,
+        "kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPriorityClass": 3,
+        "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
+        "kubernetes:policy/v1:PodDisruptionBudget": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 3,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": 4,
+        "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
+    },
+    "staging@nodegroups": {
+        "aws:cloudwatch/logGroup:LogGroup": 3,
+        "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": 2,
+        "aws:ec2/eip:Eip": 1,
+        "aws:ec2/flowLog:FlowLog": 2,
         "aws:ec2/internetGateway:InternetGateway": 1,
         "aws:ec2/launchTemplate:LaunchTemplate": 4,
         "aws:ec2/natGateway:NatGateway": 1,
         "aws:ec2/peeringConnectionOptions:PeeringConnectionOptions": 4,
         "aws:ec2/placementGroup:PlacementGroup": 1,
         "aws:ec2/route:Route": 11,
-        "aws:ec2/routeTable:RouteTable": 3,
-        "aws:ec2/routeTableAssociation:RouteTableAssociation": 3,
+        "aws:ec2/routeTable:RouteTable": 5,
+        "aws:ec2/routeTableAssociation:RouteTableAssociation": 5,
         "aws:ec2/securityGroup:SecurityGroup": 1,
         "aws:ec2/securityGroupRule:SecurityGroupRule": 1,
-        "aws:ec2/subnet:Subnet": 3,
-        "aws:ec2/vpc:Vpc": 1,
-        "aws:ec2/vpcEndpoint:VpcEndpoint": 6,
+        "aws:ec2/subnet:Subnet": 5,
+        "aws:ec2/vpc:Vpc": 2,
+        "aws:ec2/vpcEndpoint:VpcEndpoint": 7,
         "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 2,
         "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 2,
-        "aws:eks/accessEntry:AccessEntry": 2,
+        "aws:eks/accessEntry:AccessEntry": 3,
+        "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": 1,
         "aws:eks/addon:Addon": 5,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 4,
         "aws:eks/podIdentityAssociation:PodIdentityAssociation": 4,
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
-        "aws:iam/role:Role": 11,
-        "aws:iam/rolePolicy:RolePolicy": 8,
+        "aws:iam/role:Role": 12,
+        "aws:iam/rolePolicy:RolePolicy": 9,
         "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 10,
-        "aws:kms/alias:Alias": 1,
-        "aws:kms/key:Key": 1,
+        "aws:kms/alias:Alias": 2,
+        "aws:kms/key:Key": 2,
         "aws:s3/bucket:Bucket": 1,
         "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": 1,
         "aws:s3/bucketOwnershipControls:BucketOwnershipControls": 1,
@@ -132,6 +205,72 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
     },
     "prod": {
+        "aws:cloudwatch/eventRule:EventRule": 5,
+        "aws:cloudwatch/eventTarget:EventTarget": 5,
+        "aws:cloudwatch/logGroup:LogGroup": 3,
+        "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": 2,
+        "aws:ec2/eip:Eip": 3,
+        "aws:ec2/flowLog:FlowLog": 2,
+        "aws:ec2/internetGateway:InternetGateway": 1,
+        "aws:ec2/launchTemplate:LaunchTemplate": 1,
+        "aws:ec2/natGateway:NatGateway": 3,
+        "aws:ec2/peeringConnectionOptions:PeeringConnectionOptions": 4,
+        "aws:ec2/placementGroup:PlacementGroup": 1,
+        "aws:ec2/route:Route": 14,
+        "aws:ec2/routeTable:RouteTable": 6,
+        "aws:ec2/routeTableAssociation:RouteTableAssociation": 8,
+        "aws:ec2/securityGroup:SecurityGroup": 1,
+        "aws:ec2/securityGroupRule:SecurityGroupRule": 1,
+        "aws:ec2/subnet:Subnet": 8,
+        "aws:ec2/vpc:Vpc": 2,
+        "aws:ec2/vpcEndpoint:VpcEndpoint": 7,
+        "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 2,
+        "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 2,
+        "aws:eks/accessEntry:AccessEntry": 4,
+        "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": 1,
+        "aws:eks/addon:Addon": 5,
+        "aws:eks/cluster:Cluster": 1,
+        "aws:eks/nodeGroup:NodeGroup": 1,
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation": 6,
+        "aws:iam/instanceProfile:InstanceProfile": 1,
+        "aws:iam/openIdConnectProvider:OpenIdConnectProvider": 1,
+        "aws:iam/role:Role": 13,
+        "aws:iam/rolePolicy:RolePolicy": 11,
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 7,
+        "aws:kms/alias:Alias": 2,
+        "aws:kms/key:Key": 2,
+        "aws:s3/bucket:Bucket": 1,
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": 1,
+        "aws:s3/bucketOwnershipControls:BucketOwnershipControls": 1,
+        "aws:s3/bucketPolicy:BucketPolicy": 1,
+        "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": 1,
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": 1,
+        "aws:s3/bucketVersioning:BucketVersioning": 1,
+        "aws:sqs/queue:Queue": 1,
+        "aws:sqs/queuePolicy:QueuePolicy": 1,
+        "kubernetes:apps/v1:Deployment": 1,
+        "kubernetes:autoscaling/v2:HorizontalPodAutoscaler": 1,
+        "kubernetes:core/v1:ConfigMap": 2,
+        "kubernetes:core/v1:Namespace": 3,
+        "kubernetes:core/v1:ResourceQuota": 1,
+        "kubernetes:core/v1:Service": 1,
+        "kubernetes:core/v1:ServiceAccount": 3,
+        "kubernetes:helm.sh/v3:Release": 10,
+        "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet": 2,
+        "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass": 3,
+        "kubernetes:karpenter.sh/v1:NodePool": 4,
+        "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue": 2,
+        "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": 2,
+        "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor": 3,
+        "kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPriorityClass": 3,
+        "kubernetes:monitoring.coreos.com/v1:PrometheusRule": 1,
+        "kubernetes:policy/v1:PodDisruptionBudget": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole": 3,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": 1,
+        "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": 4,
+        "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
+    },
+    "prod@nodegroups": {
         "aws:cloudwatch/logGroup:LogGroup": 3,
         "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": 2,
         "aws:ec2/eip:Eip": 3,
@@ -144,14 +283,15 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "aws:ec2/route:Route": 14,
         "aws:ec2/routeTable:RouteTable": 6,
         "aws:ec2/routeTableAssociation:RouteTableAssociation": 8,
-        "aws:ec2/securityGroup:SecurityGroup": 2,
+        "aws:ec2/securityGroup:SecurityGroup": 1,
         "aws:ec2/securityGroupRule:SecurityGroupRule": 1,
         "aws:ec2/subnet:Subnet": 8,
         "aws:ec2/vpc:Vpc": 2,
-        "aws:ec2/vpcEndpoint:VpcEndpoint": 12,
+        "aws:ec2/vpcEndpoint:VpcEndpoint": 7,
         "aws:ec2/vpcPeeringConnection:VpcPeeringConnection": 2,
         "aws:ec2/vpcPeeringConnectionAccepter:VpcPeeringConnectionAccepter": 2,
-        "aws:eks/accessEntry:AccessEntry": 2,
+        "aws:eks/accessEntry:AccessEntry": 3,
+        "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": 1,
         "aws:eks/addon:Addon": 5,
         "aws:eks/cluster:Cluster": 1,
         "aws:eks/nodeGroup:NodeGroup": 5,
@@ -190,7 +330,7 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:scheduling.k8s.io/v1:PriorityClass": 3,
     },
     "prod-cn": {
-        "alicloud:cs/kubernetesPermission:KubernetesPermission": 2,
+        "alicloud:cs/kubernetesPermission:KubernetesPermission": 3,
         "alicloud:cs/managedKubernetes:ManagedKubernetes": 1,
         "alicloud:cs/autoscalingConfig:AutoscalingConfig": 1,
         "alicloud:cs/kubernetesAddon:KubernetesAddon": 1,
@@ -258,24 +398,39 @@ COMMON_OUTPUTS = {
 """Outputs every environment exports under the same name, whatever its cloud."""
 
 
+NODE_GROUPS = "@nodegroups"
+"""Suffix of a stack name that plans that stack with ``nodeProvisioner: nodegroups``: staging and prod run Karpenter
+(docs/provisioners.md), and the node group path is still tested on their configs."""
+
+
+def settings(stack: str) -> StackSettings:
+    """The config of ``stack``, or of ``<stack>@nodegroups``: that stack's config on managed node groups."""
+    name, _, provisioner = stack.partition("@")
+    found = load_stack(load_project(ROOT), name)
+    if not provisioner:
+        return found
+    return replace(found, config={**found.config, "gpu-cloud:nodeProvisioner": provisioner})
+
+
 @cache
 def plan(stack: str) -> Plan:
     """The stack's plan (one run per stack for the whole module)."""
     project = load_project(ROOT)
-    return run_program(project, load_stack(project, stack), load_stack_outputs(project))
+    return run_program(project, settings(stack), load_offline_answers(project.config_dir))
 
 
 @cache
 def violations(stack: str) -> tuple[Violation, ...]:
     """What the policy pack reports on the stack's plan."""
-    project = load_project(ROOT)
     recorded = plan(stack)
     report = run_policy_pack(
         POLICY_PACK,
         recorded.resources,
         project=recorded.project,
-        stack=stack,
-        stack_config=load_stack(project, stack).config,
+        stack=stack.partition("@")[0],
+        stack_config=settings(stack).config,
+        # The config the deploy runner's builds and `make plan-all` give the pack (the deployer roles).
+        config=load_policy_config(ROOT / "stacks" / "policy-config.json"),
     )
     return report.violations
 
@@ -294,7 +449,7 @@ def stateful(stack: str) -> list[RecordedResource]:
     return [r for r in plan(stack).resources if r.type in types]
 
 
-@pytest.mark.parametrize("stack", STACKS)
+@pytest.mark.parametrize("stack", STACKS + ON_NODE_GROUPS[1:])
 def test_resource_counts_per_type(stack: str) -> None:
     counts = Counter(r.type for r in plan(stack).resources if r.custom and not r.type.startswith("pulumi:"))
     assert dict(counts) == EXPECTED_COUNTS[stack]
@@ -317,7 +472,9 @@ def test_outputs_have_the_same_names_on_both_clouds(stack: str) -> None:
     if stack == "prod-cn":
         assert outputs["nodePoolNames"][0] == "system"
     else:  # EKS node group names end in what Terraform generates at creation (components.aws.expander)
-        assert outputs["nodePoolNames"] == ["[unknown]"] * len(of_type(stack, "aws:eks/nodeGroup:NodeGroup"))
+        groups = ["[unknown]"] * len(of_type(stack, "aws:eks/nodeGroup:NodeGroup"))
+        node_pools = [r.inputs["metadata"]["name"] for r in of_type(stack, "kubernetes:karpenter.sh/v1:NodePool")]
+        assert sorted(outputs["nodePoolNames"]) == sorted(groups + node_pools)
 
 
 @pytest.mark.parametrize("stack", ["staging", "prod", "prod-cn"])
@@ -336,7 +493,7 @@ def test_dev_protects_nothing_and_peers_only_with_the_deploy_runner() -> None:
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_the_deploy_runner_reaches_the_private_api(stack: str) -> None:
-    """The runner VPC (bootstrap stack output) is peered, routed both ways and admitted on the API port, and every
+    """The runner VPC (its bootstrap's parameters) is peered, routed both ways and admitted on the API port, and every
     Kubernetes object waits for that path (docs/deploy.md)."""
     aws_cloud = stack != "prod-cn"
     runner_cidr = "10.250.0.0/22" if aws_cloud else "10.251.0.0/24"
@@ -384,7 +541,7 @@ def test_dev_egresses_through_one_nat_gateway() -> None:
 
 
 def test_staging_trains_on_efa_in_a_cluster_placement_group() -> None:
-    template = named("staging", "staging-training-a10g-nodes-lt").inputs
+    template = named("staging@nodegroups", "staging-training-a10g-nodes-lt").inputs
     assert [i["interfaceType"] for i in template["networkInterfaces"]] == ["efa"]
     assert "placement" in template
     # g5's EFA has no RDMA read: the EFA provider, without FI_EFA_USE_DEVICE_RDMA (libfabric would abort).
@@ -392,14 +549,28 @@ def test_staging_trains_on_efa_in_a_cluster_placement_group() -> None:
     assert nccl == {"NCCL_SOCKET_IFNAME": "eth0", "NCCL_DEBUG": "INFO", "FI_PROVIDER": "efa"}
 
 
-def test_staging_peers_to_the_data_vpc_of_the_referenced_stack() -> None:
-    requester = named("staging", "staging-peering-requester").inputs
-    assert (requester["peerVpcId"], requester["peerRegion"]) == ("vpc-0c4f2a9e81b7d3a65", "us-west-2")
-    peer_routes = sorted(
-        r.inputs["routeTableId"] for r in plan("staging").resources if r.name.startswith("staging-peering-peer-route-")
-    )
-    assert peer_routes == ["rtb-0a91c3e5f7b2d4068", "rtb-0b82d4f6a8c3e5179"]
+def test_staging_peers_to_a_data_vpc_of_its_own_without_nodes_nat_or_interface_endpoints() -> None:
+    """The data VPC staging referenced in another stack was in no backend of docs/deploy.md's sequence (the
+    reference could not resolve); staging creates its own, as prod does, with nothing that runs there."""
+    requester = named("staging", "staging-peering-requester")
+    assert requester.inputs["peerRegion"] == "us-west-2"
+    assert named("staging", "staging-data-network-vpc").urn in requester.property_dependencies["peerVpcId"]
+    data = [r for r in plan("staging").resources if r.name.startswith("staging-data-network-")]
+    assert {r.type for r in data} & {"aws:ec2/natGateway:NatGateway", "aws:ec2/securityGroup:SecurityGroup"} == set()
+    assert [r.inputs["vpcEndpointType"] for r in data if r.type == "aws:ec2/vpcEndpoint:VpcEndpoint"] == ["Gateway"]
     assert plan("staging").warnings == ()
+
+
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+def test_the_deployer_role_the_bootstrap_publishes_is_cluster_admin_before_any_kubernetes_object(stack: str) -> None:
+    deployer = f"arn:aws:iam::123456789012:role/gpucloud-deployer-{stack}-shared"
+    association = named(stack, f"{stack}-gpu-admin-0-policy")
+    assert named(stack, f"{stack}-gpu-admin-0").inputs["principalArn"] == deployer
+    assert association.inputs["policyArn"] == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+    assert (
+        named(stack, f"{stack}-gpu-cluster").inputs["accessConfig"]["bootstrapClusterCreatorAdminPermissions"] is False
+    )
+    assert association.urn in named(stack, f"{stack}-kubernetes").dependencies
 
 
 def test_staging_and_prod_scale_inference_on_gpu_memory_at_seventy_percent() -> None:
@@ -460,8 +631,10 @@ def test_every_inference_endpoint_is_an_internal_tls_load_balancer(stack: str) -
 
 
 def test_prod_trains_h100_on_every_efa_interface_and_peers_to_its_own_data_vpc() -> None:
-    template = named("prod", "prod-training-h100-nodes-lt").inputs
+    template = named("prod@nodegroups", "prod-training-h100-nodes-lt").inputs
     assert len(template["networkInterfaces"]) == 32
+    node_class = named("prod", "prod-training-h100-nodeclass").inputs["spec"]
+    assert len([i for i in node_class["networkInterfaces"] if i["interfaceType"] == "efa-only"]) == 32
     assert named("prod", "prod-data-network-vpc").inputs["cidrBlock"] == "10.30.0.0/16"
     assert len(of_type("prod", "aws:ec2/natGateway:NatGateway")) == 3
 
@@ -507,17 +680,27 @@ def test_every_cluster_has_an_untainted_cpu_system_pool(stack: str) -> None:
     assert not pool.get("taints")
 
 
+KARPENTER_KINDS = ("kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass")
+
+
 @pytest.mark.parametrize("stack", STACKS)
 def test_kubernetes_objects_wait_for_the_cluster_and_its_node_pools(stack: str) -> None:
+    """The Kubernetes layer's objects wait for the node groups or, on Karpenter, for its NodePools (installed with
+    Karpenter on a provider of their own that waits for the cluster and the deploy path only)."""
     provider = named(stack, f"{stack}-kubernetes")
     system = named(stack, f"{stack}-gpu-system").urn
     assert system in provider.dependencies
-    pools = [
-        r for r in plan(stack).resources if r.type in ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool")
-    ]
+    types = ("aws:eks/nodeGroup:NodeGroup", "alicloud:cs/nodePool:NodePool", *KARPENTER_KINDS)
+    pools = [r for r in plan(stack).resources if r.type in types]
     assert all(p.urn in provider.dependencies for p in pools)
+    karpenter = [r for r in plan(stack).resources if r.name == f"{stack}-karpenter-kubernetes"]
     k8s_objects = [r for r in plan(stack).resources if r.type.startswith("kubernetes:") and r.custom]
-    assert all(r.provider.startswith(provider.urn) for r in k8s_objects)
+    for r in k8s_objects:
+        on_karpenter = r.type in KARPENTER_KINDS or "gpucloud:aws:Karpenter$" in r.urn
+        assert r.provider.startswith((karpenter[0] if on_karpenter else provider).urn), r.name
+    if karpenter:
+        assert named(stack, f"{stack}-gpu-cluster").urn in karpenter[0].dependencies
+        assert named(stack, f"{stack}-deploy-api").urn in karpenter[0].dependencies
 
 
 def test_prod_cn_grants_bind_cluster_roles_and_namespaces_the_plan_declares() -> None:
@@ -525,7 +708,13 @@ def test_prod_cn_grants_bind_cluster_roles_and_namespaces_the_plan_declares() ->
     (a namespaced Role would bind nothing), every namespace one of its Namespaces, and the grant waits for both."""
     cluster_roles = {r.inputs["metadata"]["name"]: r.urn for r in of_type("prod-cn", CLUSTER_ROLE)}
     namespaces = {r.inputs["metadata"]["name"] for r in of_type("prod-cn", "kubernetes:core/v1:Namespace")}
-    grants = of_type("prod-cn", "alicloud:cs/kubernetesPermission:KubernetesPermission")
+    every = of_type("prod-cn", "alicloud:cs/kubernetesPermission:KubernetesPermission")
+    # The deployer role's grant is ACK's predefined admin on the cluster (ClusterAdmins); the rest bind custom roles.
+    [deployer] = [g for g in every if g.name == "prod-cn-admins-ml-platform-deployer"]
+    assert [(p["roleName"], p["roleType"], p["isCustom"]) for p in deployer.inputs["permissions"]] == [
+        ("admin", "cluster", False)
+    ]
+    grants = [g for g in every if g is not deployer]
     assert len(grants) == 2
     for grant in grants:
         for permission in grant.inputs["permissions"]:
@@ -564,9 +753,10 @@ def _expander_ranking_problems(stack: str, priorities: dict[str, list[str]]) -> 
     return problems
 
 
-@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+@pytest.mark.parametrize("stack", ON_NODE_GROUPS)
 def test_the_expander_ranks_every_spot_group_above_its_fall_back_and_the_on_demand_pools(stack: str) -> None:
-    values = named(stack, f"{stack}-gpu-addons-cluster-autoscaler").inputs["values"]
+    env = stack.partition("@")[0]
+    values = named(stack, f"{env}-gpu-addons-cluster-autoscaler").inputs["values"]
     assert values["extraArgs"]["expander"] == "priority"
     assert any(r.inputs["capacityType"] == "SPOT" for r in of_type(stack, "aws:eks/nodeGroup:NodeGroup"))
     assert _expander_ranking_problems(stack, values["expanderPriorities"]) == []
@@ -576,19 +766,20 @@ def test_the_expander_ranks_every_spot_group_above_its_fall_back_and_the_on_dema
     ("stack", "fallback", "spot"),
     [
         ("dev", "inference-spot-ondemand", "inference-spot-spot"),
-        ("staging", "inference-spot-ondemand", "inference-spot-spot"),
-        ("prod", "training-spot-ondemand", "training-spot-spot"),
+        ("staging@nodegroups", "inference-spot-ondemand", "inference-spot-spot"),
+        ("prod@nodegroups", "training-spot-ondemand", "training-spot-spot"),
     ],
 )
 def test_the_same_check_fails_on_the_unanchored_spot_pattern(stack: str, fallback: str, spot: str) -> None:
     assert f"{fallback}- (50) ranks as high as {spot}- (50)" in _expander_ranking_problems(stack, LEGACY_PRIORITIES)
 
 
-@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+@pytest.mark.parametrize("stack", ON_NODE_GROUPS)
 def test_the_autoscaler_template_advertises_efa_only_where_the_efa_plugin_runs_and_as_many_as_attached(
     stack: str,
 ) -> None:
-    plugin = [r for r in plan(stack).resources if r.name == f"{stack}-gpu-addons-aws-efa-k8s-device-plugin"]
+    env = stack.partition("@")[0]
+    plugin = [r for r in plan(stack).resources if r.name == f"{env}-gpu-addons-aws-efa-k8s-device-plugin"]
     plugin_pools = set(plugin[0].inputs["values"]["supportedInstanceLabels"]["values"]) if plugin else set()
     if plugin:
         assert plugin[0].inputs["values"]["supportedInstanceLabels"]["keys"] == ["gpucloud.io/pool"]
@@ -603,7 +794,7 @@ def test_the_autoscaler_template_advertises_efa_only_where_the_efa_plugin_runs_a
         assert int(efa) == len(devices), group.name
         advertised[group.inputs["labels"]["gpucloud.io/pool"]] = int(efa)
     assert set(advertised) == plugin_pools
-    assert advertised == {"dev": {}, "staging": {"training-a10g": 1}, "prod": {"training-h100": 32}}[stack]
+    assert advertised == {"dev": {}, "staging": {"training-a10g": 1}, "prod": {"training-h100": 32}}[env]
 
 
 def test_prod_cn_enables_cluster_autoscaling_over_every_pool_and_its_spot_pool_buys_no_on_demand() -> None:
@@ -623,7 +814,7 @@ def test_prod_cn_enables_cluster_autoscaling_over_every_pool_and_its_spot_pool_b
     assert label_map(named("prod-cn", "prod-cn-batch-ondemand").inputs)["gpucloud.io/capacity"] == "on-demand"
 
 
-@pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
+@pytest.mark.parametrize("stack", ["dev", "staging", "prod", *ON_NODE_GROUPS[1:]])
 def test_every_node_instance_volume_and_interface_carries_the_environments_tags(stack: str) -> None:
     """The provider's default tags reach the launch templates, not what EC2 launches from them: each template tags
     its instances, volumes and network interfaces itself, with the same tags (the required ones among them)."""
@@ -637,6 +828,10 @@ def test_every_node_instance_volume_and_interface_carries_the_environments_tags(
         assert template.inputs["tagSpecifications"] == [
             {"resourceType": kind, "tags": tags} for kind in ("instance", "volume", "network-interface")
         ], template.name
+    # Karpenter tags its instances, volumes and launch templates with an EC2NodeClass's tags (nodeclasses.md
+    # "spec.tags"): the same ones.
+    for node_class in of_type(stack, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"):
+        assert node_class.inputs["spec"]["tags"] == tags, node_class.name
 
 
 def test_prod_cn_installs_gpu_sharing_on_its_cluster_before_the_kubernetes_layer() -> None:

@@ -8,7 +8,8 @@ import dataclasses
 import pytest
 
 from gpu_cloud.planner.engine import Plan, run_program
-from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
+from gpu_cloud.planner.offline import load_offline_answers
+from gpu_cloud.planner.project import load_project, load_stack
 from tests.physical import UNIQUE_NAME_INPUTS, physical_names
 from tests.stacks.test_environments import ROOT
 
@@ -17,7 +18,7 @@ def _plan_as(config_of: str, stack: str) -> Plan:
     """The plan of stack ``config_of``'s config file, run as the stack ``stack``."""
     project = load_project(ROOT)
     settings = dataclasses.replace(load_stack(project, config_of), name=stack)
-    return run_program(project, settings, load_stack_outputs(project))
+    return run_program(project, settings, load_offline_answers(project.config_dir))
 
 
 @pytest.mark.parametrize("config_of", ["dev", "prod-cn"])

@@ -27,8 +27,10 @@ import pytest
 from gpu_cloud.components.aws.expander import FALLBACK_PRIORITY, OTHER_PRIORITY, SPOT_PRIORITY, priority_of
 from gpu_cloud.planner.engine import Plan, run_program
 from gpu_cloud.planner.model import RecordedResource
-from gpu_cloud.planner.project import load_project, load_stack, load_stack_outputs
-from tests.stacks.test_environments import ROOT, of_type
+from gpu_cloud.planner.offline import load_offline_answers
+from gpu_cloud.planner.project import load_project
+from tests.stacks.test_environments import ON_NODE_GROUPS, ROOT, of_type
+from tests.stacks.test_environments import settings as environment_settings
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 NODE_POOL = "alicloud:cs/nodePool:NodePool"
@@ -70,7 +72,7 @@ FORCE_NEW = {
     },
 }
 """Top-level inputs whose change replaces the pool (terraform-provider-aws node_group.go ``ForceNew``)."""
-AWS_STACKS = ("dev", "staging", "prod")
+AWS_STACKS = ON_NODE_GROUPS
 OTHER_SPOT_TYPE = "g5.2xlarge"
 """Another type of prod's spot group's GPU model (the catalog's g5 family)."""
 
@@ -97,7 +99,7 @@ def changed_prod() -> Plan:
     """prod planned with two changes EKS cannot make in place: the spot group's instance type changed (aws.md D2's
     example), and the training pool moved to the next zone."""
     project = load_project(ROOT)
-    settings = load_stack(project, "prod")
+    settings = environment_settings("prod@nodegroups")
     config = dict(settings.config)
     spot = json.loads(config["gpu-cloud:spotGroups"])
     assert spot[0]["instanceTypes"] != [OTHER_SPOT_TYPE]
@@ -107,7 +109,7 @@ def changed_prod() -> Plan:
     pools[0]["zones"] = [zones[(zones.index(pools[0]["zones"][0]) + 1) % len(zones)]]
     config |= {"gpu-cloud:spotGroups": json.dumps(spot), "gpu-cloud:nodePools": json.dumps(pools)}
     changed = type(settings)(settings.name, settings.file, config, settings.secret_keys)
-    return run_program(project, changed, load_stack_outputs(project))
+    return run_program(project, changed, load_offline_answers(project.config_dir))
 
 
 @pytest.mark.parametrize("stack", AWS_STACKS)
@@ -138,7 +140,7 @@ def test_ack_node_pools_are_replaced_create_first_and_only_with_their_cluster() 
 
 
 def test_a_force_new_change_plans_the_replacement_before_the_delete() -> None:
-    before = {r.urn: r for r in of_type("prod", NODE_GROUP)}
+    before = {r.urn: r for r in of_type("prod@nodegroups", NODE_GROUP)}
     replaced = {
         r.name: (replaced_by(before[r.urn], r), replacement_steps(r))
         for r in changed_prod().resources

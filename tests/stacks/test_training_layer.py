@@ -11,7 +11,7 @@ import pytest
 from gpu_cloud.planner.model import RecordedResource
 from tests.stacks.test_environments import plan
 
-KUEUE_STACKS = ("staging", "prod", "prod-cn")
+KUEUE_STACKS = ("staging", "prod", "prod-cn", "staging@nodegroups", "prod@nodegroups")
 EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 
 
@@ -23,6 +23,10 @@ def _nodes(stack: str) -> dict[str, tuple[dict[str, str], list[dict[str, str]]]]
     """Labels and taints (Kubernetes effect names) of every node group or node pool, by resource name."""
     nodes = {}
     for r in [*_of(stack, "NodeGroup"), *_of(stack, "NodePool")]:
+        if r.type == "kubernetes:karpenter.sh/v1:NodePool":
+            template = r.inputs["spec"]["template"]
+            nodes[r.name] = (template["metadata"]["labels"], template["spec"]["taints"])
+            continue
         raw: Any = r.inputs.get("labels") or {}
         found = raw if isinstance(raw, dict) else {item["key"]: item["value"] for item in raw}
         taints = [
@@ -50,6 +54,13 @@ def test_every_flavor_selects_one_gpu_node_group_and_carries_its_spot_taint(stac
 
 def test_prod_flavors_are_the_h100_pool_and_the_spot_group_with_its_fall_back() -> None:
     selected = {f.inputs["metadata"]["name"]: _selected("prod", f) for f in _of("prod", "ResourceFlavor")}
+    assert selected == {
+        "training-h100": ["prod-training-h100-training-h100"],
+        "training-spot-spot": ["prod-training-spot-training-spot-spot"],
+        "training-spot-ondemand": ["prod-training-spot-training-spot-ondemand"],
+    }
+    stack = "prod@nodegroups"
+    selected = {f.inputs["metadata"]["name"]: _selected(stack, f) for f in _of(stack, "ResourceFlavor")}
     assert selected == {
         "training-h100": ["prod-training-h100-nodes"],
         "training-spot-spot": ["prod-training-spot-spot"],

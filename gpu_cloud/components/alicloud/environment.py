@@ -56,6 +56,7 @@ from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from gpu_cloud.components.moved import was_top_level
 from gpu_cloud.components.outputs import common_outputs, node_pool_names
 from gpu_cloud.components.spec import ConfigError, PeeringSpec, Problem, StackConfig, config_error
+from gpu_cloud.components.spec.cluster import ALICLOUD_KMS_INSTANCE_REQUIRED
 from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
 
 __all__ = ["CHECKPOINT_PREFIX", "GpuEnvironment", "GpuEnvironmentArgs"]
@@ -84,8 +85,8 @@ class GpuEnvironmentArgs:
     peer_route_table_id: pulumi.Input[str] | None = None
     """With ``config.peering.peerStack``: the peer VPC's route table."""
     kms_instance_id: pulumi.Input[str] | None = None
-    """With ``config.kms.alicloudKmsInstanceStack``: the account's software KMS instance that holds the key (without
-    it, ``config.kms.alicloudKmsInstanceId`` names it)."""
+    """The software KMS instance that holds the key, when the config names none (``kms.alicloudKmsInstanceId``): the
+    one the account's bootstrap publishes (``bootstrap_facts.KMS_INSTANCE_ID``)."""
     deployer_role_arns: Sequence[str] = ()
     """The RAM roles that run ``pulumi up`` for the environment (the bootstrap's fact
     ``bootstrap_facts.DEPLOYER_ROLE_ARNS``): each is made an ACK cluster administrator (ClusterAdmins). Plain text:
@@ -402,8 +403,14 @@ class GpuEnvironment(pulumi.ComponentResource):
         alicloud.md F3, ACK "Configure access control policies for the API server")."""
         config = args.config
         deploy = config.deploy
-        spec = PeeringSpec(
-            peer_region=config.region, peer_vpc_cidr=deploy.runner_vpc_cidr, peer_stack=deploy.runner_stack
+        # The runner's VPC is no config of this stack's (its ids come from the bootstrap's parameters, as inputs):
+        # a spec of the peer's region and range only, built without the one-source validation of a config's peering.
+        spec = PeeringSpec.model_construct(
+            peer_region=config.region,
+            peer_vpc_cidr=deploy.runner_vpc_cidr,
+            peer_private_subnets=(),
+            peer_stack=None,
+            peer_route_table_count=1,
         )
         runner = (args.runner_vpc_id, args.runner_route_table_id)
         # Same region: the peer side is on the environment's own provider.
@@ -441,8 +448,8 @@ def _check(args: GpuEnvironmentArgs, provider: pulumi.ProviderResource | None) -
         for field, value in (("peer_vpc_id", args.peer_vpc_id), ("peer_route_table_id", args.peer_route_table_id)):
             if value is None:
                 problems.append(Problem(field, f"required with peering.peerStack ({peering.peer_stack})", None))
-    if config.kms.alicloud_kms_instance_stack is not None and args.kms_instance_id is None:
-        stack = config.kms.alicloud_kms_instance_stack
-        problems.append(Problem("kms_instance_id", f"required with kms.alicloudKmsInstanceStack ({stack})", None))
+    if config.kms.alicloud_kms_instance_id is None and args.kms_instance_id is None:
+        # The key always rotates automatically, and only keys of a software KMS instance rotate on rotationDays.
+        problems.append(Problem("kms_instance_id", ALICLOUD_KMS_INSTANCE_REQUIRED, None))
     if problems:
         raise ConfigError(problems)

@@ -65,7 +65,7 @@ class KmsKeyArgs:
     tags: Mapping[str, str] = field(default_factory=dict)
     """Tags on the key."""
     instance_id: pulumi.Input[str] | None = None
-    """The KMS instance, when it comes from elsewhere (``spec.alicloud_kms_instance_stack``); else the spec's id."""
+    """The KMS instance, when it comes from elsewhere (the account's bootstrap); else the spec's id."""
     alias: str | None = None
     """The base of the alias, ``alias/<alias>-<stack>`` (components.naming); defaults to the component's name."""
 

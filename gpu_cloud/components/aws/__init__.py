@@ -1,5 +1,5 @@
-"""AWS components for GPU clusters on EKS: network, peering, KMS, cluster, GPU pools, spot, access, storage, and the
-whole environment (GpuEnvironment)."""
+"""AWS components for GPU clusters on EKS: network, peering, KMS, cluster, GPU pools, spot, Karpenter, access,
+storage, and the whole environment (GpuEnvironment)."""
 
 try:
     import pulumi_aws  # noqa: F401  (the provider SDK of the 'aws' extra)
@@ -13,6 +13,8 @@ from gpu_cloud.components.aws.cluster import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.aws.deploy_runner import DeployRunner, DeployRunnerArgs
 from gpu_cloud.components.aws.environment import GpuEnvironment, GpuEnvironmentArgs
 from gpu_cloud.components.aws.identity import PodIdentityRole, PodIdentityRoleArgs
+from gpu_cloud.components.aws.karpenter import Karpenter, KarpenterArgs
+from gpu_cloud.components.aws.karpenter_pool import KarpenterGpuPool, KarpenterGpuPoolArgs, KarpenterTarget
 from gpu_cloud.components.aws.kms import KmsKey, KmsKeyArgs
 from gpu_cloud.components.aws.network import PrivateNetwork, PrivateNetworkArgs
 from gpu_cloud.components.aws.node_pool import GpuNodePool, GpuNodePoolArgs, NodeGroupTarget
@@ -34,6 +36,11 @@ __all__ = [
     "GpuEnvironmentArgs",
     "GpuNodePool",
     "GpuNodePoolArgs",
+    "Karpenter",
+    "KarpenterArgs",
+    "KarpenterGpuPool",
+    "KarpenterGpuPoolArgs",
+    "KarpenterTarget",
     "KmsKey",
     "KmsKeyArgs",
     "NodeGroupTarget",

@@ -205,11 +205,15 @@ def catalog_types(names: Sequence[str]) -> tuple[InstanceType, ...]:
     return found
 
 
-def declare_node_role(name: str, parent: pulumi.Resource) -> tuple[aws.iam.Role, list[aws.iam.RolePolicyAttachment]]:
-    """The node role ``<name>-node-role`` and its managed policy attachments ``<name>-node-<policy>``."""
+def declare_node_role(
+    name: str, parent: pulumi.Resource, role_name: str | None = None
+) -> tuple[aws.iam.Role, list[aws.iam.RolePolicyAttachment]]:
+    """The node role ``<name>-node-role`` (physical name ``role_name``, else generated) and its managed policy
+    attachments ``<name>-node-<policy>``."""
     child = pulumi.ResourceOptions(parent=parent)
     role = aws.iam.Role(
         f"{name}-node-role",
+        name=role_name,
         description="EKS GPU nodes",
         assume_role_policy=service_trust("ec2.amazonaws.com"),
         opts=child,

@@ -51,6 +51,12 @@ CLUSTER_POLICY = "AmazonEKSClusterPolicy"
 # existing clusters": the cluster role needs kms:Encrypt, kms:Decrypt, kms:ListGrants, kms:DescribeKey).
 _SECRETS_KEY_ACTIONS = ("kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:ListGrants")
 
+ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
+"""The EKS access policy of cluster-admin (EKS User Guide, "Review access policy permissions": "includes ... the
+cluster-admin Kubernetes role"), granted to the roles that apply the Kubernetes layer."""
+_ACCESS_ENTRY_TYPE = "STANDARD"
+"""An IAM principal of the account (EKS CreateAccessEntry type)."""
+
 STS_AUDIENCE = "sts.amazonaws.com"
 """The audience of IRSA web identity tokens (EKS User Guide, "Create an IAM OIDC provider for your cluster")."""
 
@@ -75,6 +81,10 @@ class GpuClusterArgs:
     """The base of the EKS cluster name, ``<base>-<stack>`` (components.naming); defaults to the component's name."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """Tags of the system nodes' instances, volumes and network interfaces (NodeGroupTarget.tags)."""
+    admin_role_arns: Sequence[pulumi.Input[str]] = ()
+    """The IAM roles that apply the Kubernetes layer (the environment's deployer roles): each gets an EKS access
+    entry with AmazonEKSClusterAdminPolicy, whichever of them created the cluster. With none, the creating identity
+    alone is admin (EKS ``bootstrapClusterCreatorAdminPermissions``, set at creation only)."""
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -106,6 +116,8 @@ class GpuCluster(pulumi.ComponentResource):
     """A kubeconfig (JSON, secret) for a pulumi_kubernetes Provider; it authenticates with ``aws eks get-token``."""
     system_node_group_name: pulumi.Output[str]
     """The EKS name of the system node group (``system-`` and what EKS generated at creation)."""
+    admin_access: list[pulumi.Resource]
+    """The admin roles' access policy associations: the Kubernetes layer waits for them."""
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         addons = _check(args)
@@ -157,10 +169,10 @@ class GpuCluster(pulumi.ComponentResource):
             enabled_cluster_log_types=list(CONTROL_PLANE_LOG_TYPES),
             upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type=EKS_UPGRADE_POLICY),
             deletion_protection=guard.protect,
-            # Access entries only (no aws-auth ConfigMap). The deploying identity keeps cluster-admin so that
-            # the Kubernetes layer of the same program can create its objects.
+            # Access entries only (no aws-auth ConfigMap). The roles that apply the Kubernetes layer are admins by
+            # their own entries (below), so that any of them, not only the creator, can run the next `up`.
             access_config=aws.eks.ClusterAccessConfigArgs(
-                authentication_mode="API", bootstrap_cluster_creator_admin_permissions=True
+                authentication_mode="API", bootstrap_cluster_creator_admin_permissions=not args.admin_role_arns
             ),
             opts=pulumi.ResourceOptions(
                 parent=self,
@@ -169,6 +181,9 @@ class GpuCluster(pulumi.ComponentResource):
                 retain_on_delete=guard.retain_on_delete,
             ),
         )
+        self.admin_access = [
+            self._admin(f"{name}-admin-{i}", cluster.name, arn, account) for i, arn in enumerate(args.admin_role_arns)
+        ]
         self.security_group_id = cluster.vpc_config.apply(_security_group)
         system = self._system_node_group(name, args, cluster.name)
         issuer = cluster.identities.apply(lambda ids: (ids[0].oidcs[0].issuer or "") if ids and ids[0].oidcs else "")
@@ -205,6 +220,24 @@ class GpuCluster(pulumi.ComponentResource):
                 "kubeconfig": self.kubeconfig,
                 "systemNodeGroupName": self.system_node_group_name,
             }
+        )
+
+    def _admin(
+        self, name: str, cluster_name: pulumi.Input[str], role_arn: pulumi.Input[str], account: pulumi.Output[Account]
+    ) -> pulumi.Resource:
+        """Access entry ``name`` making ``role_arn`` cluster admin (EKS User Guide, "Grant IAM users access to
+        Kubernetes with EKS access entries": an entry, then AmazonEKSClusterAdminPolicy associated at cluster scope)."""
+        child = pulumi.ResourceOptions(parent=self)
+        entry = aws.eks.AccessEntry(
+            name, cluster_name=cluster_name, principal_arn=role_arn, type=_ACCESS_ENTRY_TYPE, opts=child
+        )
+        return aws.eks.AccessPolicyAssociation(
+            f"{name}-policy",
+            cluster_name=cluster_name,
+            principal_arn=entry.principal_arn,
+            policy_arn=account.apply(lambda a: f"arn:{a.partition}:eks::aws:cluster-access-policy/{ADMIN_POLICY}"),
+            access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
+            opts=child,
         )
 
     def _system_node_group(

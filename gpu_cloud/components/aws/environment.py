@@ -23,8 +23,9 @@ from typing import Any
 
 import pulumi
 import pulumi_aws as aws
+import pulumi_kubernetes as k8s
 
-from gpu_cloud.components.aws.checks import eks_node_group_problems
+from gpu_cloud.components.aws.checks import eks_network_problems, eks_node_group_problems
 from gpu_cloud.components.aws.cluster import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.aws.expander import expander_priorities
 from gpu_cloud.components.aws.identity import (
@@ -35,6 +36,13 @@ from gpu_cloud.components.aws.identity import (
     job_checkpoint_statements,
     model_read_statements,
     sns_publish_statements,
+)
+from gpu_cloud.components.aws.karpenter import Karpenter, KarpenterArgs, karpenter_names, subnet_discovery_tags
+from gpu_cloud.components.aws.karpenter_pool import (
+    KarpenterGpuPool,
+    KarpenterGpuPoolArgs,
+    KarpenterTarget,
+    karpenter_config_problems,
 )
 from gpu_cloud.components.aws.kms import KmsKey, KmsKeyArgs
 from gpu_cloud.components.aws.network import PrivateNetwork, PrivateNetworkArgs
@@ -59,13 +67,26 @@ from gpu_cloud.components.k8s.layer import (
 )
 from gpu_cloud.components.k8s.training import TRAINING_SERVICE_ACCOUNT
 from gpu_cloud.components.moved import was_top_level
+from gpu_cloud.components.naming import EKS_CLUSTER, physical_name
 from gpu_cloud.components.outputs import common_outputs
-from gpu_cloud.components.spec import ConfigError, PeeringSpec, Problem, StackConfig, config_error
+from gpu_cloud.components.spec import (
+    ConfigError,
+    GpuNodePoolSpec,
+    NodeProvisioner,
+    PeeringSpec,
+    Problem,
+    SpotGroupSpec,
+    StackConfig,
+    config_error,
+)
 
 __all__ = ["CHECKPOINT_PREFIX", "GpuEnvironment", "GpuEnvironmentArgs"]
 
 CHECKPOINT_PREFIX = "gpucloud-ckpt"
 """The name prefix of the environment's checkpoint bucket (``components.aws.storage``)."""
+
+CLUSTER_BASE = "gpu"
+"""The base of the EKS cluster's physical name: the cluster is ``gpu-<stack>`` (components.naming)."""
 
 
 @dataclass(frozen=True)
@@ -76,8 +97,8 @@ class GpuEnvironmentArgs:
     config: StackConfig
     """The environment's validated config (``cloud: aws``)."""
     runner_vpc_id: pulumi.Input[str]
-    """The deploy runner's VPC (in ``config.region``, range ``config.deploy.runnerVpcCidr``): peered with the
-    environment's VPC, so the runner reaches the private Kubernetes API."""
+    """The deploy runner's VPC (in ``config.deploy.runnerRegion``, default ``config.region``; range
+    ``config.deploy.runnerVpcCidr``): peered with the environment's VPC, so the runner reaches the private API."""
     runner_route_table_ids: Sequence[pulumi.Input[str]]
     """The runner VPC's route tables (``config.deploy.runnerRouteTableCount`` of them): each gets a route to the
     environment's VPC."""
@@ -88,6 +109,9 @@ class GpuEnvironmentArgs:
     peer_provider: pulumi.ProviderResource | None = None
     """With ``config.peering.peerPrivateSubnets``: an AWS provider of ``config.peering.peerRegion``, where the data
     VPC and its key are created (providers come from the program, never from a component)."""
+    admin_role_arns: Sequence[pulumi.Input[str]] = ()
+    """The roles that run ``pulumi up`` of this environment (its deployer role on the deploy runner): each is cluster
+    admin by its own EKS access entry, and the Kubernetes layer waits for them (GpuClusterArgs.admin_role_arns)."""
 
 
 class GpuEnvironment(pulumi.ComponentResource):
@@ -108,6 +132,10 @@ class GpuEnvironment(pulumi.ComponentResource):
     """The on-demand GPU pools by spec name."""
     spot_groups: dict[str, SpotGpuGroup]
     """The spot groups by spec name."""
+    karpenter: Karpenter | None
+    """Karpenter, with ``nodeProvisioner: karpenter`` (then the pools and spot groups are :attr:`karpenter_pools`)."""
+    karpenter_pools: dict[str, KarpenterGpuPool]
+    """With Karpenter: the GPU pools and spot groups by spec name."""
     access: GpuAdminAccess
     """The gpu-admin and gpu-user roles."""
     checkpoint_bucket: CheckpointBucket | None
@@ -123,14 +151,25 @@ class GpuEnvironment(pulumi.ComponentResource):
         _check(args)
         super().__init__("gpucloud:aws:GpuEnvironment", name, None, opts)
         outputs: dict[str, Any] = {}
+        on_karpenter = config.node_provisioner is NodeProvisioner.KARPENTER
+        cluster_name = physical_name(EKS_CLUSTER, CLUSTER_BASE)
         key = KmsKey(
             f"{name}-kms",
-            KmsKeyArgs(spec=config.kms, alias="gpucloud", protect=config.protect_stateful),
+            KmsKeyArgs(
+                spec=config.kms,
+                alias="gpucloud",
+                protect=config.protect_stateful,
+                event_queues=(karpenter_names(f"{name}-karpenter").queue,) if on_karpenter else (),
+            ),
             opts=was_top_level(self),
         )
         network = PrivateNetwork(
             f"{name}-network",
-            PrivateNetworkArgs(spec=config.network, kms_key_arn=key.key_arn),
+            PrivateNetworkArgs(
+                spec=config.network,
+                kms_key_arn=key.key_arn,
+                private_subnet_tags=subnet_discovery_tags(cluster_name) if on_karpenter else {},
+            ),
             opts=was_top_level(self),
         )
         cluster = GpuCluster(
@@ -143,7 +182,8 @@ class GpuEnvironment(pulumi.ComponentResource):
                 protect=config.protect_stateful,
                 tags=dict(config.tags),
                 # Physical names carry the stack (components.naming): the EKS cluster is gpu-<stack>.
-                cluster_name="gpu",
+                cluster_name=CLUSTER_BASE,
+                admin_role_arns=list(args.admin_role_arns),
             ),
             opts=was_top_level(self),
         )
@@ -159,13 +199,13 @@ class GpuEnvironment(pulumi.ComponentResource):
             pool.name: GpuNodePool(
                 f"{name}-{pool.name}", GpuNodePoolArgs(spec=pool, target=target), opts=was_top_level(self)
             )
-            for pool in config.node_pools
+            for pool in ([] if on_karpenter else config.node_pools)
         }
         spot_groups = {
             group.name: SpotGpuGroup(
                 f"{name}-{group.name}", SpotGpuGroupArgs(spec=group, target=target), opts=was_top_level(self)
             )
-            for group in config.spot_groups
+            for group in ([] if on_karpenter else config.spot_groups)
         }
         # The node groups' EKS names, as EKS generated them (components.aws.expander node_group_name_prefix).
         eks_names = [cluster.system_node_group_name, *(pool.node_group_name for pool in node_pools.values())]
@@ -235,6 +275,14 @@ class GpuEnvironment(pulumi.ComponentResource):
             outputs |= self._peer(name, args, config.peering, network)
         deploy_path = self._deploy_path(name, args, network, cluster)
         outputs["deployRunnerVpcId"] = args.runner_vpc_id
+        self.karpenter, self.karpenter_pools = None, {}
+        if on_karpenter:
+            self.karpenter, self.karpenter_pools = self._karpenter(name, config, key, network, cluster, deploy_path)
+            eks_names += [
+                pulumi.Output.from_input(pool_name)
+                for pool in self.karpenter_pools.values()
+                for pool_name in pool.node_pool_names
+            ]
         model_bucket = bucket.bucket_name if bucket is not None else None
         self.kubernetes = KubernetesLayer(
             name,
@@ -242,10 +290,15 @@ class GpuEnvironment(pulumi.ComponentResource):
                 config=config,
                 cluster=ClusterHandle(
                     kubeconfig=cluster.kubeconfig,
-                    ready=[cluster, *deploy_path],
-                    pools={**node_pools, **spot_groups},
+                    ready=[
+                        cluster,
+                        *cluster.admin_access,
+                        *deploy_path,
+                        *([self.karpenter] if self.karpenter is not None else []),
+                    ],
+                    pools={**node_pools, **spot_groups, **self.karpenter_pools},
                     cluster_name=cluster.cluster_name,
-                    expander_priorities=expander_priorities(config.spot_groups),
+                    expander_priorities=expander_priorities(() if on_karpenter else config.spot_groups),
                     addon_identities=addon_identities,
                     training_identities=training_identities,
                     model_bucket=model_bucket,
@@ -296,7 +349,8 @@ class GpuEnvironment(pulumi.ComponentResource):
             )
             peer = PrivateNetwork(
                 f"{name}-data-network",
-                PrivateNetworkArgs(spec=peer_spec, kms_key_arn=peer_key.key_arn),
+                # No nodes run there: no interface endpoints (aws.md A11), the S3 gateway endpoint only.
+                PrivateNetworkArgs(spec=peer_spec, kms_key_arn=peer_key.key_arn, interface_endpoints=False),
                 opts=peer_opts,
             )
             peer_vpc_id: pulumi.Input[str] = peer.vpc_id
@@ -330,6 +384,45 @@ class GpuEnvironment(pulumi.ComponentResource):
             opts=was_top_level(self),
         )
 
+    def _karpenter(
+        self,
+        name: str,
+        config: StackConfig,
+        key: KmsKey,
+        network: PrivateNetwork,
+        cluster: GpuCluster,
+        deploy_path: Sequence[pulumi.Resource],
+    ) -> tuple[Karpenter, dict[str, KarpenterGpuPool]]:
+        """Karpenter and a KarpenterGpuPool per GPU pool and spot group, on a Kubernetes provider of their own that
+        waits only for the cluster and the deploy path: the Kubernetes layer's provider waits for these pools (its
+        objects need their NodePools), so they cannot use it."""
+        kube = k8s.Provider(
+            f"{name}-karpenter-kubernetes",
+            kubeconfig=cluster.kubeconfig,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[cluster, *deploy_path]),
+        )
+        child = pulumi.ResourceOptions(parent=self, providers=[kube])
+        karpenter = Karpenter(
+            f"{name}-karpenter",
+            KarpenterArgs(cluster.cluster_name, cluster.endpoint, key.alias_name, key.key_arn),
+            opts=child,
+        )
+        target = KarpenterTarget(
+            cluster_name=cluster.cluster_name,
+            kubernetes_version=cluster.kubernetes_version,
+            instance_profile=karpenter.instance_profile,
+            kms_key_arn=key.key_arn,
+            zones=tuple(network.subnet_ids_by_zone),
+            tags=dict(config.tags),
+            ready=karpenter.releases,
+        )
+        specs: list[GpuNodePoolSpec | SpotGroupSpec] = [*config.node_pools, *config.spot_groups]
+        pools = {
+            spec.name: KarpenterGpuPool(f"{name}-{spec.name}", KarpenterGpuPoolArgs(spec, target), opts=child)
+            for spec in specs
+        }
+        return karpenter, pools
+
     def _deploy_path(
         self, name: str, args: GpuEnvironmentArgs, network: PrivateNetwork, cluster: GpuCluster
     ) -> list[pulumi.Resource]:
@@ -337,10 +430,14 @@ class GpuEnvironment(pulumi.ComponentResource):
         the cluster security group's rule admitting the runner VPC on 443. The Kubernetes layer waits for both."""
         config = args.config
         deploy = config.deploy
-        spec = PeeringSpec(
-            peer_region=config.region,
+        # The runner's VPC is no config of this stack's (its ids come from the bootstrap's parameters, as inputs):
+        # a spec of the peer's region and range only, which the peering reads, built without the one-source
+        # validation a config's peering gets.
+        spec = PeeringSpec.model_construct(
+            peer_region=deploy.runner_region or config.region,
             peer_vpc_cidr=deploy.runner_vpc_cidr,
-            peer_stack=deploy.runner_stack,
+            peer_private_subnets=(),
+            peer_stack=None,
             peer_route_table_count=deploy.runner_route_table_count,
         )
         peering = self._peering(
@@ -368,7 +465,12 @@ def _check(args: GpuEnvironmentArgs) -> None:
     config = args.config
     if config.cloud is not Cloud.AWS:
         raise ConfigError([Problem("config.cloud", "an AWS environment needs an aws config", config.cloud.value)])
-    found = eks_node_group_problems(config) + layer_problems(config)
+    found = (
+        eks_node_group_problems(config)
+        + eks_network_problems(config)
+        + karpenter_config_problems(config)
+        + layer_problems(config)
+    )
     if found:
         raise config_error(found)
     problems = []

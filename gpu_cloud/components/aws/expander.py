@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from gpu_cloud.components import labels
-from gpu_cloud.components.spec import SYSTEM_POOL_NAME, Problem, SpotGroupSpec, StackConfig
+from gpu_cloud.components.spec import SYSTEM_POOL_NAME, NodeProvisioner, Problem, SpotGroupSpec, StackConfig
 
 __all__ = [
     "FALLBACK_PRIORITY",
@@ -149,7 +149,10 @@ class NodeGroupNames:
 
 
 def node_group_names(config: StackConfig) -> NodeGroupNames:
-    """The node group names ``config`` declares on EKS (GpuCluster's system group, GpuNodePool, SpotGpuGroup)."""
+    """The node group names ``config`` declares on EKS (GpuCluster's system group, GpuNodePool, SpotGpuGroup); with
+    Karpenter the system group only."""
+    if config.node_provisioner is NodeProvisioner.KARPENTER:
+        return NodeGroupNames((("cluster", SYSTEM_POOL_NAME),), ())
     pools = [("cluster", SYSTEM_POOL_NAME)] + [(f"nodePools.{i}.name", p.name) for i, p in enumerate(config.node_pools)]
     spot = [(f"spotGroups.{i}.name", *spot_node_group_names(g)) for i, g in enumerate(config.spot_groups)]
     return NodeGroupNames(tuple(pools), tuple(spot))

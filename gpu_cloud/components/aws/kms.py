@@ -91,6 +91,9 @@ class KmsKeyArgs:
     """Let EC2 Auto Scaling encrypt node volumes with the key (managed node groups with a KMS root volume)."""
     cloudwatch_logs: bool = True
     """Let CloudWatch Logs encrypt this account's log groups in the key's region (flow and control-plane logs)."""
+    event_queues: Sequence[str] = ()
+    """Names of SQS queues in the key's account and region, encrypted with the key, that EventBridge rules of the
+    account deliver to (Karpenter's interruption queue: components.aws.karpenter)."""
 
 
 class KmsKey(pulumi.ComponentResource):
@@ -198,6 +201,25 @@ def key_policy(account: Account, args: KmsKeyArgs) -> str:
                 "Action": ["kms:Decrypt*", "kms:Encrypt*", "kms:GenerateDataKey*", "kms:ReEncrypt*"],
                 "Resource": "*",
                 "Condition": {"StringLike": {"kms:EncryptionContext:aws:logs:arn": account.arn("logs", "log-group:*")}},
+            }
+        )
+    if args.event_queues:
+        # SQS Developer Guide, "Configure KMS permissions for AWS services": the sending service needs
+        # kms:GenerateDataKey and kms:Decrypt on the queue's key; SQS passes the queue's ARN as the encryption context
+        # (aws:sqs:arn), which limits the grant to these queues, and aws:SourceAccount to this account's rules.
+        statements.append(
+            {
+                "Sid": "EventBridgeToQueuesOfThisAccount",
+                "Effect": "Allow",
+                "Principal": {"Service": "events.amazonaws.com"},
+                "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
+                "Resource": "*",
+                "Condition": {
+                    "StringEquals": {
+                        "aws:SourceAccount": account.account_id,
+                        "kms:EncryptionContext:aws:sqs:arn": [account.arn("sqs", q) for q in args.event_queues],
+                    }
+                },
             }
         )
     return document(*statements)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_aws as aws
@@ -11,12 +12,18 @@ from gpu_cloud.components.aws._iam import Account, account_of, document, service
 from gpu_cloud.components.naming import LOG_GROUP, physical_name
 from gpu_cloud.components.spec import ConfigError, EgressMode, NetworkSpec, Problem, SubnetSpec
 
-__all__ = ["INTERFACE_ENDPOINT_SERVICES", "PrivateNetwork", "PrivateNetworkArgs"]
+__all__ = ["ENDPOINTS_ONLY_SERVICES", "INTERFACE_ENDPOINT_SERVICES", "PrivateNetwork", "PrivateNetworkArgs"]
 
 INTERFACE_ENDPOINT_SERVICES = ("ecr.api", "ecr.dkr", "sts", "ec2", "logs")
 """Interface endpoints private EKS nodes need to pull images and join without the internet (EKS User Guide,
 "Deploy private clusters with limited internet access": ecr.api, ecr.dkr, ec2, sts, logs; S3 as a gateway
 endpoint for image layers)."""
+ENDPOINTS_ONLY_SERVICES = ("eks", "eks-auth", "autoscaling")
+"""What else pods need where nothing leaves the VPC but through endpoints (same page, awsdocs/amazon-eks-user-guide
+latest/ug/clusters/private-clusters.adoc, read 2026-12-03): EKS Pod Identity credentials come from the EKS Auth API
+(``eks-auth``), and the cluster autoscaler calls Auto Scaling (``autoscaling``) and reads node groups from EKS
+(``eks``) (aws.md W3). With NAT egress they are reached through the NAT gateway. Images from public registries are
+another matter: no endpoint reaches them (an environment refuses endpoints-only, components.aws.checks)."""
 
 INTERNAL_ELB_TAG = "kubernetes.io/role/internal-elb"
 """Subnet tag the AWS load balancer controller uses to place internal load balancers (EKS User Guide, "Route
@@ -35,6 +42,12 @@ class PrivateNetworkArgs:
     """CIDRs, zones and the egress mode."""
     kms_key_arn: pulumi.Input[str]
     """The KMS key that encrypts the flow-log group (its policy must admit CloudWatch Logs)."""
+    private_subnet_tags: Mapping[str, str] = field(default_factory=dict)
+    """More tags of the private subnets, e.g. the discovery tag Karpenter's EC2NodeClasses select them by."""
+    interface_endpoints: bool = True
+    """The interface endpoints of INTERFACE_ENDPOINT_SERVICES, for nodes (image pulls, joining, logs, credentials).
+    Off where no node runs: the deploy runner's VPC (its builds leave through NAT) and a data VPC (no compute), where
+    each would only cost its hourly charge in every zone (aws.md A11). The S3 gateway endpoint (free) stays."""
 
 
 class PrivateNetwork(pulumi.ComponentResource):
@@ -44,9 +57,9 @@ class PrivateNetwork(pulumi.ComponentResource):
     per private subnet ``<name>-private-<i>`` and its ``-rta``; per zone ``<name>-private-rt-<zone>``;
     NAT egress: ``<name>-igw``, ``<name>-public-rt``, ``<name>-public-default``, per NAT subnet
     ``<name>-nat-<i>`` and its ``-rta``, per NAT gateway ``<name>-nat-eip-<zone>`` and ``<name>-nat-<zone>``,
-    per private zone ``<name>-private-default-<zone>``; endpoints: ``<name>-endpoints-sg``, ``<name>-s3``,
-    ``<name>-<service>`` per interface endpoint; flow logs: ``<name>-flow-logs``, ``<name>-flow-logs-role``,
-    ``<name>-flow-logs-policy``, ``<name>-flow-log``.
+    per private zone ``<name>-private-default-<zone>``; endpoints: ``<name>-s3`` and, with interface endpoints,
+    ``<name>-endpoints-sg`` and ``<name>-<service>`` per interface endpoint; flow logs: ``<name>-flow-logs``,
+    ``<name>-flow-logs-role``, ``<name>-flow-logs-policy``, ``<name>-flow-log``.
     """
 
     vpc_id: pulumi.Output[str]
@@ -90,14 +103,18 @@ class PrivateNetwork(pulumi.ComponentResource):
         self.private_subnet_ids = []
         for i, subnet_spec in enumerate(spec.private_subnets):
             subnet = self._subnet(
-                f"{name}-private-{i}", vpc, subnet_spec, tables[subnet_spec.zone], {INTERNAL_ELB_TAG: "1"}
+                f"{name}-private-{i}",
+                vpc,
+                subnet_spec,
+                tables[subnet_spec.zone],
+                {INTERNAL_ELB_TAG: "1", **args.private_subnet_tags},
             )
             self.private_subnet_ids.append(subnet.id)
             self.subnet_ids_by_zone[subnet_spec.zone].append(subnet.id)
 
         if spec.egress is EgressMode.NAT:
             self._nat(name, spec, vpc, tables)
-        self._endpoints(name, spec, vpc, account, list(tables.values()))
+        self._endpoints(name, spec, vpc, account, list(tables.values()), args.interface_endpoints)
         self.flow_log_group_name = f"/gpucloud/{physical_name(LOG_GROUP, name)}/vpc-flow-logs"
         self._flow_logs(name, spec, vpc, account, args.kms_key_arn)
 
@@ -173,8 +190,19 @@ class PrivateNetwork(pulumi.ComponentResource):
         vpc: aws.ec2.Vpc,
         account: pulumi.Output[Account],
         tables: list[aws.ec2.RouteTable],
+        interface: bool,
     ) -> None:
         child = pulumi.ResourceOptions(parent=self)
+        aws.ec2.VpcEndpoint(
+            f"{name}-s3",
+            vpc_id=vpc.id,
+            service_name=_service_name(account, "s3"),
+            vpc_endpoint_type="Gateway",
+            route_table_ids=[t.id for t in tables],
+            opts=child,
+        )
+        if not interface:
+            return
         security_group = aws.ec2.SecurityGroup(
             f"{name}-endpoints-sg",
             vpc_id=vpc.id,
@@ -190,17 +218,12 @@ class PrivateNetwork(pulumi.ComponentResource):
             ],
             opts=child,
         )
-        aws.ec2.VpcEndpoint(
-            f"{name}-s3",
-            vpc_id=vpc.id,
-            service_name=_service_name(account, "s3"),
-            vpc_endpoint_type="Gateway",
-            route_table_ids=[t.id for t in tables],
-            opts=child,
-        )
         # An interface endpoint takes at most one subnet per zone.
         one_per_zone = [ids[0] for ids in self.subnet_ids_by_zone.values()]
-        for service in INTERFACE_ENDPOINT_SERVICES:
+        services: tuple[str, ...] = INTERFACE_ENDPOINT_SERVICES
+        if spec.egress is EgressMode.ENDPOINTS_ONLY:
+            services += ENDPOINTS_ONLY_SERVICES
+        for service in services:
             aws.ec2.VpcEndpoint(
                 f"{name}-{service.replace('.', '-')}",
                 vpc_id=vpc.id,

@@ -79,7 +79,7 @@ def pool_plan(spec: GpuNodePoolSpec, target: NodeGroupTarget) -> NodeGroupPlan:
         max_size=spec.max_size,
         disk_size_gib=spec.disk_size_gib,
         zones=spec.zones or tuple(target.subnets),
-        labels=node_labels(spec.name, spec.purpose.value, types[0].gpu_class, "on-demand", _extra_labels(spec)),
+        labels=node_labels(spec.name, spec.purpose.value, types[0].gpu_class, "on-demand", extra_labels(spec)),
         ami_type=spec.aws_ami_type,
         release_version=spec.aws_ami_release_version,
         efa=spec.efa,
@@ -88,7 +88,7 @@ def pool_plan(spec: GpuNodePoolSpec, target: NodeGroupTarget) -> NodeGroupPlan:
     )
 
 
-def _extra_labels(spec: GpuNodePoolSpec) -> dict[str, str]:
+def extra_labels(spec: GpuNodePoolSpec) -> dict[str, str]:
     """The spec's own labels, and on a time-sliced pool the device plugin config its nodes use (named after the
     pool by the Kubernetes layer's GpuAddons)."""
     sharing = {labels.DEVICE_PLUGIN_CONFIG_LABEL: spec.name} if spec.gpu_time_slicing_replicas is not None else {}

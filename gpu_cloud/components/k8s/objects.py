@@ -1,4 +1,4 @@
-"""Objects of custom resource kinds whose fields are not all under ``spec``."""
+"""Objects of custom resource kinds whose fields are not all under ``spec``, and Helm releases of OCI charts."""
 
 from __future__ import annotations
 
@@ -6,9 +6,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import pulumi
+import pulumi_kubernetes as k8s
 from pulumi_kubernetes import _utilities
 
-__all__ = ["custom_object"]
+from gpu_cloud.components.versions import HelmChart
+
+__all__ = ["custom_object", "oci_release"]
 
 
 def custom_object(resource_name: str, body: Mapping[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
@@ -21,3 +24,28 @@ def custom_object(resource_name: str, body: Mapping[str, Any], opts: pulumi.Reso
     token = f"kubernetes:{body['apiVersion']}:{body['kind']}"
     version = pulumi.ResourceOptions(version=_utilities.get_version())  # type: ignore[no-untyped-call]
     return pulumi.CustomResource(token, resource_name, dict(body), pulumi.ResourceOptions.merge(opts, version))
+
+
+def oci_release(
+    parent: pulumi.Resource,
+    name: str,
+    chart: HelmChart,
+    namespace: pulumi.Input[str],
+    values: Mapping[str, Any],
+    depends_on: list[pulumi.Resource],
+    **options: Any,
+) -> k8s.helm.v3.Release:
+    """The Helm release ``<name>-<chart>`` of ``chart`` from its OCI registry (``<repo>/<chart>`` at the pinned
+    version), a child of ``parent`` that waits for ``depends_on``; ``options`` are more ``ReleaseArgs``."""
+    return k8s.helm.v3.Release(
+        f"{name}-{chart.name}",
+        k8s.helm.v3.ReleaseArgs(
+            name=chart.name,
+            chart=f"{chart.repo}/{chart.name}",
+            version=chart.version,
+            namespace=namespace,
+            values=dict(values),
+            **options,
+        ),
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on),
+    )

@@ -24,7 +24,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from gpu_cloud.components import labels, versions
-from gpu_cloud.components.k8s.objects import custom_object
+from gpu_cloud.components.k8s.objects import custom_object, oci_release
 from gpu_cloud.components.k8s.priority import PRIORITY_VALUES
 from gpu_cloud.components.k8s.scheduling import ON_DEMAND_CAPACITY, SPOT_TAINT_VALUE, is_spot
 from gpu_cloud.components.spec import GpuNodePoolSpec, QueueSpec, SpotGroupSpec, TrainingSpec
@@ -225,18 +225,7 @@ class TrainingQueues(pulumi.ComponentResource):
         values: dict[str, Any],
         depends_on: list[pulumi.Resource],
     ) -> k8s.helm.v3.Release:
-        return k8s.helm.v3.Release(
-            f"{name}-{chart.name}",
-            k8s.helm.v3.ReleaseArgs(
-                name=chart.name,
-                chart=f"{chart.repo}/{chart.name}",
-                version=chart.version,
-                namespace=namespace,
-                create_namespace=True,
-                values=values,
-            ),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on),
-        )
+        return oci_release(self, name, chart, namespace, values, depends_on, create_namespace=True)
 
 
 def _kueue_object(

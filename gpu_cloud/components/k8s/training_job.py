@@ -210,13 +210,21 @@ def jobset_manifest(
                             "completions": job.nodes,
                             "completionMode": "Indexed",
                             "backoffLimit": 0,
-                            "template": {"spec": pod},
+                            "template": {"metadata": {"annotations": {DO_NOT_DISRUPT: "true"}}, "spec": pod},
                         }
                     },
                 }
             ],
         },
     }
+
+
+DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+"""Pod annotation with which Karpenter never voluntarily disrupts (consolidates, or drains for drift) the node a
+training pod runs on, and does not evict the pod when it drains the node for another reason (Karpenter v1.14.1
+concepts/disruption.md "Pod-Level Controls": ``"true"`` is permanent protection, for "a long batch job (such as you
+might have with machine learning) that would need to start over if it were interrupted"). Ignored where Karpenter
+does not provision the nodes."""
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ from gpu_cloud.components.spec.problems import (
     StackConfigError,
     config_error,
 )
+from gpu_cloud.components.spec.provisioner import NodeProvisioner
 from gpu_cloud.components.spec.stack import StackConfig, cloud_problems, item_check, stack_check
 from gpu_cloud.components.spec.workloads import (
     AWS_TLS13_SSL_POLICIES,
@@ -91,6 +92,7 @@ __all__ = [
     "KmsKeySpec",
     "ModelServer",
     "NetworkSpec",
+    "NodeProvisioner",
     "PeeringSpec",
     "PoolPurpose",
     "Problem",

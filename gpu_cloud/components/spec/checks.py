@@ -11,8 +11,8 @@ from datetime import date
 from pydantic.alias_generators import to_camel
 
 from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.cloud_limits import limits
 from gpu_cloud.components.spec.cluster import (
-    ALICLOUD_KMS_INSTANCE_REQUIRED,
     ALICLOUD_ROTATION_DAYS,
     AWS_ROTATION_DAYS,
     SYSTEM_POOL_NAME,
@@ -30,6 +30,7 @@ from gpu_cloud.components.spec.pools import (
     spot_problems,
 )
 from gpu_cloud.components.spec.problems import SECRET_SHOWN, Problem
+from gpu_cloud.components.spec.provisioner import NodeProvisioner
 from gpu_cloud.components.spec.stack import StackConfig, item_check, stack_check
 from gpu_cloud.components.spec.workloads import InferenceServiceSpec, TrainingJobSpec
 from gpu_cloud.components.versions import version_problem
@@ -162,6 +163,12 @@ def _deploy_problems(config: StackConfig) -> list[Problem]:
         for field, cidr in ranges
         if runner.overlaps(cidr)
     ]
+    region = config.deploy.runner_region
+    if region is not None and region not in limits(config.cloud).zones:
+        message = f"not a {config.cloud.value} region whose zones are known (components/cloud_limits.json)"
+        problems.append(Problem("deploy.runnerRegion", message, region))
+    if config.cloud is Cloud.ALICLOUD and region not in (None, config.region):
+        problems.append(Problem("deploy.runnerRegion", f"the ACK runner peers within {config.region}", region))
     if config.cloud is Cloud.ALICLOUD and config.deploy.runner_route_table_count != 1:
         problems.append(
             Problem(
@@ -223,15 +230,6 @@ def _kms(config: StackConfig) -> list[Problem]:
     if cloud is Cloud.AWS and config.kms.alicloud_kms_instance_id:
         message = "is an Alibaba Cloud-only setting"
         problems.append(Problem("kms.alicloudKmsInstanceId", message, config.kms.alicloud_kms_instance_id))
-    stack = config.kms.alicloud_kms_instance_stack
-    if config.kms.alicloud_kms_instance_id and stack:
-        problems.append(Problem("kms.alicloudKmsInstanceStack", "give it or alicloudKmsInstanceId, not both", stack))
-    if cloud is Cloud.AWS and stack:
-        problems.append(Problem("kms.alicloudKmsInstanceStack", "is an Alibaba Cloud-only setting", stack))
-    if cloud is Cloud.ALICLOUD and not (config.kms.alicloud_kms_instance_id or stack):
-        # The key always rotates automatically, and only keys of a software KMS instance rotate on
-        # rotationDays; a default key rotates every 365 days (pulumi-alicloud kms.Key rotation_interval).
-        problems.append(Problem("kms.alicloudKmsInstanceId", ALICLOUD_KMS_INSTANCE_REQUIRED, None))
     return problems
 
 
@@ -281,9 +279,25 @@ def _pool_zones(config: StackConfig, path: str, pool: GpuNodePoolSpec) -> list[P
     return [Problem(f"{path}.zones", "not a zone of network.privateSubnets", z) for z in pool.zones if z not in zones]
 
 
-@item_check("spot_groups", "cloud")
+@item_check("spot_groups", "cloud", "node_provisioner")
 def _spot_group(config: StackConfig, path: str, group: SpotGroupSpec) -> list[Problem]:
-    return spot_problems(config.cloud, group, path)
+    karpenter = config.node_provisioner is NodeProvisioner.KARPENTER
+    return spot_problems(config.cloud, group, path, autoscaler_sizing=not karpenter)
+
+
+@stack_check("node_provisioner", "cloud", "network")
+def _node_provisioner(config: StackConfig) -> list[Problem]:
+    if config.node_provisioner is not NodeProvisioner.KARPENTER:
+        return []
+    if config.cloud is not Cloud.AWS:
+        message = "Karpenter provisions EKS nodes; ACK scales its node pools with its own autoscaler"
+        return [Problem("nodeProvisioner", message, config.node_provisioner.value)]
+    if config.network.egress is EgressMode.ENDPOINTS_ONLY:
+        # The controller calls SQS (its interruption queue), SSM (AMI aliases), EKS, IAM and the pricing API, for
+        # which the network declares no endpoints (components.aws.network INTERFACE_ENDPOINT_SERVICES).
+        message = "Karpenter needs NAT egress: network.egress endpoints-only has no SQS, SSM or pricing endpoint"
+        return [Problem("nodeProvisioner", message, config.node_provisioner.value)]
+    return []
 
 
 @stack_check("peering", "network")
@@ -374,7 +388,7 @@ def _service_tls(config: StackConfig, path: str, service: InferenceServiceSpec) 
 
 
 stack_check("cloud", "training", "node_pools", "spot_groups", "checkpoint_bucket")(training_problems)
-stack_check("cloud", "deploy", "network", "peering")(_deploy_problems)
+stack_check("cloud", "region", "deploy", "network", "peering")(_deploy_problems)
 
 
 @stack_check("alerts", "alert_receiver_url", "addons", "cloud", "region")

@@ -67,8 +67,8 @@ _ACCELERATED_FAMILIES = {
 
 
 ALICLOUD_KMS_INSTANCE_REQUIRED = (
-    "required on Alibaba Cloud: only keys of a software KMS instance rotate every rotationDays "
-    "(a default key rotates every 365 days)"
+    "required on Alibaba Cloud (kms.alicloudKmsInstanceId, or the bootstrap's): only keys of a software KMS instance "
+    "rotate every rotationDays (a default key rotates every 365 days)"
 )
 
 
@@ -80,11 +80,8 @@ class KmsKeySpec(Spec):
     deletion_window_days: int = Field(default=30, ge=DELETION_WINDOW_DAYS[0], le=DELETION_WINDOW_DAYS[1])
     """Days a deleted key stays recoverable."""
     alicloud_kms_instance_id: str | None = None
-    """Alibaba Cloud only, and required there unless ``alicloudKmsInstanceStack`` names where it comes from: the
-    software KMS instance that holds the key."""
-    alicloud_kms_instance_stack: str | None = None
-    """Alibaba Cloud only: the stack that exports ``kmsInstanceId`` (the account's bootstrap stack, which owns the
-    KMS instance), read through a StackReference instead of a copied id."""
+    """Alibaba Cloud only: the software KMS instance that holds the key, when not the one the account's bootstrap
+    publishes (``bootstrap_facts.KMS_INSTANCE_ID``, which the environment reads by default)."""
 
 
 Weekday = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]

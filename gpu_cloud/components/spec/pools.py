@@ -206,16 +206,16 @@ def pool_problems(cloud: Cloud, pool: GpuNodePoolSpec, path: str = "") -> list[P
     return problems
 
 
-def spot_problems(cloud: Cloud, group: SpotGroupSpec, path: str = "") -> list[Problem]:
-    """What is wrong with ``group`` on ``cloud``: unknown types, types of different GPU classes or capacities, a
-    flat price cap on Alibaba Cloud."""
+def spot_problems(cloud: Cloud, group: SpotGroupSpec, path: str = "", autoscaler_sizing: bool = True) -> list[Problem]:
+    """What is wrong with ``group`` on ``cloud``: unknown types, types of different GPU classes or (when the cluster
+    autoscaler sizes it, not Karpenter) capacities, a flat price cap on Alibaba Cloud."""
     prefix = f"{path}." if path else ""
     problems = _type_problems(cloud, f"{prefix}instanceTypes", group.instance_types)
     found = [t for name in group.instance_types if (t := lookup(cloud, name)) is not None]
     classes = {t.gpu_class for t in found}
     if len(classes) > 1:
         problems.append(Problem(f"{prefix}instanceTypes", "mixes GPU classes; use one GPU model", sorted(classes)))
-    if cloud is Cloud.AWS and len({_capacity(t) for t in found}) > 1:
+    if cloud is Cloud.AWS and autoscaler_sizing and len({_capacity(t) for t in found}) > 1:
         shapes = ", ".join(f"{t.name}: {_capacity_text(t)}" for t in found)
         message = f"differ in capacity ({shapes}); the cluster autoscaler sizes the group from its first type only"
         problems.append(Problem(f"{prefix}instanceTypes", message, list(group.instance_types)))

@@ -205,14 +205,12 @@ def log_retention_problems(config: StackConfig) -> list[Problem]:
     return [Problem(path, message, days) for path, days in found if days not in accepted]
 
 
-@stack_check("deploy", "peering", "kms")
+@stack_check("peering")
 def stack_reference_problems(config: StackConfig) -> list[Problem]:
     """Names of other stacks that Pulumi would refuse as a stack reference."""
-    found = [("deploy.runnerStack", config.deploy.runner_stack)]
+    found = []
     if config.peering is not None and config.peering.peer_stack is not None:
         found.append(("peering.peerStack", config.peering.peer_stack))
-    if config.kms.alicloud_kms_instance_stack is not None:
-        found.append(("kms.alicloudKmsInstanceStack", config.kms.alicloud_kms_instance_stack))
     message = "not a stack name Pulumi accepts ([<owner>/[<project>/]]<stack>; letters, digits, '_', '.', '-')"
     return [Problem(path, message, name) for path, name in found if not _STACK_REFERENCE.match(name)]
 

@@ -23,6 +23,7 @@ from gpu_cloud.components.spec.deploy import DeploySpec
 from gpu_cloud.components.spec.network import NetworkSpec, PeeringSpec
 from gpu_cloud.components.spec.pools import GpuNodePoolSpec, SpotGroupSpec
 from gpu_cloud.components.spec.problems import Problem, raise_problems
+from gpu_cloud.components.spec.provisioner import NodeProvisioner
 from gpu_cloud.components.spec.workloads import AlertsSpec, CheckpointBucketSpec, InferenceServiceSpec, TrainingSpec
 
 __all__ = ["LIST_ITEMS", "StackConfig", "cloud_problems", "config_key", "item_check", "stack_check"]
@@ -51,6 +52,9 @@ class StackConfig(Spec):
     """On-demand GPU pools."""
     spot_groups: tuple[SpotGroupSpec, ...] = ()
     """Spot GPU groups with on-demand fall-back."""
+    node_provisioner: NodeProvisioner = NodeProvisioner.NODEGROUPS
+    """What gives the GPU pools and spot groups their nodes: managed node groups (the default: switching a running
+    environment replaces every GPU node, so it is a choice to write down) or, on EKS, Karpenter."""
     peering: PeeringSpec | None = None
     """Private peering to a VPC in another region."""
     access: AccessSpec

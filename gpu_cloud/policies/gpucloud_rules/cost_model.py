@@ -11,6 +11,7 @@ reason, never taken as zero.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -30,9 +31,11 @@ __all__ = [
     "AWS_NODE_GROUP",
     "AWS_VPC_ENDPOINT",
     "HOURS_PER_MONTH",
+    "KARPENTER_NODE_POOL",
     "Billable",
     "Capacity",
     "Sizes",
+    "at_gpu_limit",
     "is_unknown",
     "launch_template_of",
     "monthly",
@@ -56,6 +59,16 @@ ALICLOUD_NODE_POOL: Final = "alicloud:cs/nodePool:NodePool"
 ALICLOUD_INSTANCE: Final = "alicloud:ecs/instance:Instance"
 ALICLOUD_NAT_GATEWAY: Final = "alicloud:vpc/natGateway:NatGateway"
 ALICLOUD_MANAGED_KUBERNETES: Final = "alicloud:cs/managedKubernetes:ManagedKubernetes"
+KARPENTER_NODE_POOL: Final = "kubernetes:karpenter.sh/v1:NodePool"
+
+# components/aws/karpenter_pool.py INSTANCE_GPUS_ANNOTATION (the pack cannot import components): the catalog types a
+# NodePool's requirements select and the GPUs of each, as JSON.
+_INSTANCE_GPUS: Final = "gpucloud.io/instance-gpus"
+# The NodePool limit that caps its GPUs (Karpenter nodepools.md "spec.limits") and its capacity-type requirement.
+_GPU_LIMIT: Final = "nvidia.com/gpu"
+# components/aws/karpenter_pool.py REGION_ANNOTATION: the region a NodePool's nodes launch in.
+_REGION: Final = "gpucloud.io/region"
+_CAPACITY_TYPE: Final = "karpenter.sh/capacity-type"
 
 # How an unknown value looks in gpucloud's records; a policy's props carry the engine's sentinels instead
 # (``values.is_unknown``).
@@ -108,6 +121,9 @@ class Capacity:
         spot: Whether it runs on spot (preemptible) capacity.
         unread: Why the types or sizes cannot be read ("" when they can).
         notes: Caveats of the estimate, e.g. subscription billing.
+        gpu_limit: A Karpenter NodePool's limit on GPUs: its node counts follow from the type it is priced as
+            (``sizes`` is then None until the estimate picks that type).
+        gpus_per_node: With ``gpu_limit``: (instance type, GPUs per node) of each type it may launch.
     """
 
     cloud: str
@@ -116,6 +132,8 @@ class Capacity:
     spot: bool
     unread: str = ""
     notes: tuple[str, ...] = ()
+    gpu_limit: int | None = None
+    gpus_per_node: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -273,11 +291,48 @@ def _alicloud_instance(props: Props, launch_template: Props | None) -> Capacity:
     return Capacity("alicloud", types, Sizes(1, 1, 1), spot, notes=_prepaid_notes(props))
 
 
+def _karpenter_node_pool(props: Props, launch_template: Props | None) -> Capacity:
+    """A Karpenter NodePool: no nodes until pods are pending, at most its GPU limit; the types it may launch and their
+    GPUs from its annotation; spot when its capacity types allow spot (Karpenter prefers spot to on demand)."""
+    del launch_template
+    path = f"metadata.annotations.{_INSTANCE_GPUS}"
+    text = _text(_object(_object(props, "metadata"), "annotations"), _INSTANCE_GPUS, path)
+    if text is None:
+        raise _Unread(f"{path} is not set: the instance types it may launch are not known")
+    try:
+        gpus = json.loads(text)
+    except json.JSONDecodeError:
+        gpus = None
+    if not isinstance(gpus, dict) or not gpus or any(not isinstance(n, int) or n < 1 for n in gpus.values()):
+        raise _Unread(f"{path} is not an object of instance types and their GPU counts")
+    spec = _object(props, "spec")
+    limit = _count(_object(spec, "limits"), _GPU_LIMIT, f"spec.limits.{_GPU_LIMIT}")
+    if limit is None:
+        raise _Unread(f"spec.limits.{_GPU_LIMIT} is not set: its GPUs are unbounded")
+    template = _object(_object(spec, "template"), "spec")
+    requirements = _value(template, "requirements", "spec.template.spec.requirements") or []
+    capacity = {v for r in requirements if r.get("key") == _CAPACITY_TYPE for v in r.get("values") or []}
+    notes = [f"Karpenter NodePool: no nodes until pods wait for them, at most {limit} GPUs (spec.limits)"]
+    if "reserved" in capacity:
+        notes.append("reserved capacity is billed whether it runs nodes or not; priced here at the on-demand rate")
+    pairs = tuple(sorted((str(name), int(n)) for name, n in gpus.items()))
+    return Capacity(
+        "aws",
+        tuple(n for n, _ in pairs),
+        None,
+        "spot" in capacity,
+        notes=tuple(notes),
+        gpu_limit=limit,
+        gpus_per_node=pairs,
+    )
+
+
 _CAPACITY_READERS: Final[Mapping[str, Callable[[Props, Props | None], Capacity]]] = {
     AWS_NODE_GROUP: _aws_node_group,
     AWS_INSTANCE: _aws_instance,
     ALICLOUD_NODE_POOL: _alicloud_node_pool,
     ALICLOUD_INSTANCE: _alicloud_instance,
+    KARPENTER_NODE_POOL: _karpenter_node_pool,
 }
 
 
@@ -393,13 +448,25 @@ def region_of(props: Props, provider_props: Props, configured: str | None) -> st
     """The region a resource is billed in, None if nothing names one.
 
     The resource's own ``region`` input first (pulumi-aws 7 lets a resource override its provider's
-    region), then its provider's ``region``, then the stack's ``<cloud>:region`` config (which the default
-    provider reads).
+    region; a Karpenter NodePool's ``gpucloud.io/region`` annotation), then its provider's ``region``, then the
+    stack's ``<cloud>:region`` config (which the default provider reads).
     """
-    for value in (props.get("region"), provider_props.get("region"), configured):
+    metadata = props.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+    annotated = annotations.get(_REGION) if isinstance(annotations, Mapping) else None
+    for value in (props.get("region"), annotated, provider_props.get("region"), configured):
         if isinstance(value, str) and value and not is_unknown(value):
             return value
     return None
+
+
+def at_gpu_limit(limit: int, gpus: Mapping[str, int], hourly: Mapping[str, Decimal]) -> tuple[str, int]:
+    """The type a Karpenter NodePool is priced as and its node count at the pool's GPU limit: of the types it may
+    launch, the one whose nodes cost most when the limit is filled with it (``limit // gpus`` nodes), an upper
+    bound of what the NodePool can cost."""
+    cost = {name: (limit // gpus[name]) * price for name, price in hourly.items()}
+    priced_as = max(sorted(cost), key=lambda name: cost[name])
+    return priced_as, limit // gpus[priced_as]
 
 
 def most_expensive(hourly: Mapping[str, Decimal]) -> str:

@@ -55,6 +55,13 @@ def _launch_template(props: Props) -> bool:
     return all_entries(props.get("blockDeviceMappings"), "blockDeviceMappings", encrypted)
 
 
+def _ec2_node_class(props: Props) -> bool:
+    """Every EBS volume of a Karpenter EC2NodeClass says encrypted (Karpenter v1.14.1 nodeclasses.md
+    "spec.blockDeviceMappings"; without mappings its AMI family's default volumes are ``encrypted: true``)."""
+    spec = as_object(props.get("spec"), "spec")
+    return _launch_template(spec) if spec.get("blockDeviceMappings") is not None else True
+
+
 def _instance(props: Props) -> list[str]:
     findings = Findings()
     root = props.get("rootBlockDevice")
@@ -117,6 +124,10 @@ _RESOURCES: Mapping[str, Callable[[Props], list[str]]] = {
         "an EBS block device mapping of the launch template is not encrypted",
     ),
     "aws:ec2/instance:Instance": _instance,
+    "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass": _single(
+        lambda p: not _ec2_node_class(p),
+        "an EBS block device mapping of the EC2NodeClass is not encrypted: set ebs.encrypted true",
+    ),
     "aws:eks/cluster:Cluster": _single(
         lambda p: not _eks_cluster(p),
         'Kubernetes secrets are not envelope-encrypted: set encryptionConfig with resources ["secrets"] '

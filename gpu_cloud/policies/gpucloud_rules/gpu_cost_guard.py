@@ -59,7 +59,7 @@ POOLS: Final[Mapping[str, tuple[tuple[str, ...], str, frozenset[str], frozenset[
         frozenset({"spotwithpricelimit", "spotaspricego"}),
     ),
 }
-COMPUTE: Final = frozenset({*POOLS, cm.AWS_INSTANCE, cm.ALICLOUD_INSTANCE})
+COMPUTE: Final = frozenset({*POOLS, cm.AWS_INSTANCE, cm.ALICLOUD_INSTANCE, cm.KARPENTER_NODE_POOL})
 DEFAULT_PROD_STACKS: Final = DEFAULT_PROTECTED_STACKS  # the same stacks by default
 DEFAULT_MONTHLY_GPU_BUDGET: Final = {"USD": 20000}
 _ON_DEMAND, _SPOT, _OTHER = "on demand", "spot", "other"
@@ -160,7 +160,9 @@ def _pool_cost(resource: StackResource, templates: Mapping[str, cm.Props], price
     if capacity.unread:
         return _PoolCost(resource.urn, unknown=capacity.unread) if _may_be_gpu(resource) else None
     cloud, types = capacity.cloud, capacity.instance_types
-    if capacity.sizes is None or not any(is_gpu_instance_type(cloud, t) for t in types):
+    if (capacity.sizes is None and capacity.gpu_limit is None) or not any(
+        is_gpu_instance_type(cloud, t) for t in types
+    ):
         return None
     region = cm.region_of(resource.props, resource.provider, None)
     if region is None:
@@ -172,7 +174,11 @@ def _pool_cost(resource: StackResource, templates: Mapping[str, cm.Props], price
         return _PoolCost(resource.urn, unknown=f"no on-demand price for {missing} in {region}{_GIVE_IT}")
     if len({p.currency for p in known.values()}) > 1:
         return _PoolCost(resource.urn, unknown="its instance types are priced in different currencies")
-    priced_as = cm.most_expensive({t: p.hourly for t, p in known.items()})
+    if capacity.gpu_limit is None:
+        priced_as = cm.most_expensive({t: p.hourly for t, p in known.items()})
+    else:  # a Karpenter NodePool: its GPU limit filled with the dearest of its types
+        hourly_of = {t: p.hourly for t, p in known.items()}
+        priced_as, _ = cm.at_gpu_limit(capacity.gpu_limit, dict(capacity.gpus_per_node), hourly_of)
     hourly = known[priced_as].hourly
     if capacity.spot:
         family = family_of(cloud, priced_as)
@@ -180,7 +186,8 @@ def _pool_cost(resource: StackResource, templates: Mapping[str, cm.Props], price
         if discount is None:
             return _PoolCost(resource.urn, unknown=f"no spot discount estimate for family {family}{_GIVE_IT}")
         hourly = cm.spot_hourly(hourly, discount)
-    nodes = capacity.sizes.maximum
+    gpus = dict(capacity.gpus_per_node)
+    nodes = capacity.sizes.maximum if capacity.sizes is not None else (capacity.gpu_limit or 0) // gpus[priced_as]
     currency = known[priced_as].currency
     monthly = cm.monthly(hourly, nodes)
     kind = _SPOT if capacity.spot else _ON_DEMAND

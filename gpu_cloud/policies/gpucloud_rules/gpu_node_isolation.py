@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .cost_model import launch_template_of
 from .rule import Config, Props, Stack, StackResource, StackRule
-from .values import Findings, all_true, any_entry, any_true, as_object, as_text, equals
+from .values import Findings, all_true, any_entry, any_true, as_object, as_text, entries, equals
 
 __all__ = [
     "RULE",
@@ -31,7 +31,17 @@ __all__ = [
 AWS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 ALICLOUD_NODE_POOL = "alicloud:cs/nodePool:NodePool"
 AWS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 POOL_TYPES = frozenset({AWS_NODE_GROUP, ALICLOUD_NODE_POOL})
+# Karpenter v1.14.1 labels every GPU instance type with these (pkg/providers/instancetype/types.go,
+# computeRequirements): a NodePool whose requirements ask for one of them (In, Exists, Gt, Gte) launches GPU nodes only.
+KARPENTER_GPU_LABELS = (
+    "karpenter.k8s.aws/instance-gpu-name",
+    "karpenter.k8s.aws/instance-gpu-count",
+    "karpenter.k8s.aws/instance-gpu-memory",
+    "karpenter.k8s.aws/instance-gpu-manufacturer",
+)
+_ASKING = ("In", "Exists", "Gt", "Gte")
 GPU_TAINT_KEY = "nvidia.com/gpu"
 
 _GPU_FAMILIES_FILE = Path(__file__).with_name("gpu_families.json")
@@ -111,6 +121,44 @@ def _has_gpu_taint(props: Props, effects: tuple[str, ...]) -> bool:
     return any_entry(props.get("taints"), "taints", isolating)
 
 
+def _karpenter_gpu(requirements: object) -> bool:
+    """Whether a NodePool's requirements confine it to GPU instance types: a GPU label asked for, or families or
+    instance types that are all GPU ones."""
+
+    def gpu(path: str, requirement: object) -> bool:
+        entry = as_object(requirement, path)
+        key = as_text(entry.get("key"), f"{path}.key")
+        operator = as_text(entry.get("operator"), f"{path}.operator")
+        if key in KARPENTER_GPU_LABELS:
+            return operator in _ASKING
+        if operator != "In" or key not in ("karpenter.k8s.aws/instance-family", "node.kubernetes.io/instance-type"):
+            return False
+        values = [as_text(v, f"{path}.values") or "" for _, v in entries(entry.get("values"), f"{path}.values")]
+        if key == "node.kubernetes.io/instance-type":
+            return bool(values) and all(is_aws_gpu_instance_type(v) for v in values)
+        return bool(values) and all(v.lower() in aws_gpu_families() for v in values)
+
+    return any_entry(requirements, "spec.template.spec.requirements", gpu)
+
+
+def check_node_pool(props: Props) -> list[str]:
+    """Violation messages of ``gpu-node-isolation`` for one Karpenter NodePool."""
+    template = as_object(as_object(props.get("spec"), "spec").get("template"), "spec.template")
+    spec = as_object(template.get("spec"), "spec.template.spec")
+    findings = Findings()
+    findings.check(
+        lambda: all_true(
+            (
+                lambda: _karpenter_gpu(spec.get("requirements")),
+                lambda: not _has_gpu_taint(spec, ALICLOUD_TAINT_EFFECTS),
+            )
+        ),
+        f"GPU NodePool without the {GPU_TAINT_KEY} taint: add spec.template.spec.taints with key {GPU_TAINT_KEY} "
+        "and effect NoSchedule or NoExecute",
+    )
+    return findings.messages
+
+
 def check_pool(resource_type: str, props: Props, launch_template: Props | None = None) -> list[str]:
     """Violation messages of ``gpu-node-isolation`` for one node group or pool (and its launch template)."""
     aws = resource_type == AWS_NODE_GROUP
@@ -136,6 +184,8 @@ def _templates(stack: Stack) -> Mapping[str, Props]:
 def check(resource: StackResource, stack: Stack, config: Config) -> list[str]:
     """Violation messages of ``gpu-node-isolation`` for one node group or pool (launch templates: none)."""
     del config
+    if resource.type == KARPENTER_NODE_POOL:
+        return check_node_pool(resource.props)
     if resource.type not in POOL_TYPES:
         return []
     template = None
@@ -151,6 +201,6 @@ RULE = StackRule(
     name="gpu-node-isolation",
     description=f"GPU node groups must carry a {GPU_TAINT_KEY} NoSchedule or NoExecute taint.",
     level="mandatory",
-    resource_types=frozenset({*POOL_TYPES, AWS_LAUNCH_TEMPLATE}),
+    resource_types=frozenset({*POOL_TYPES, AWS_LAUNCH_TEMPLATE, KARPENTER_NODE_POOL}),
     check=check,
 )

@@ -67,6 +67,13 @@ def _aws_load_balancer(props: Props) -> bool:
     )
 
 
+def _ec2_node_class(props: Props) -> bool:
+    # Karpenter v1.14.1 nodeclasses.md "spec.associatePublicIPAddress": "If not specified, the default value depends on
+    # the subnet's public IP auto-assign setting" -- so only false says no.
+    spec = as_object(props.get("spec"), "spec")
+    return as_bool(spec.get("associatePublicIPAddress"), "spec.associatePublicIPAddress") is not False
+
+
 def _alicloud_node_pool(props: Props) -> bool:
     scaling = as_object(props.get("scalingConfig"), "scalingConfig")
     return any_true(
@@ -228,6 +235,10 @@ _SURFACES: Mapping[str, tuple[Callable[[Props], bool], str]] = {
     "alicloud:nlb/loadBalancer:LoadBalancer": (
         _alicloud_nlb,
         "NLB is internet-facing: addressType must be Intranet (and ipv6AddressType not Internet)",
+    ),
+    "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass": (
+        _ec2_node_class,
+        "Karpenter nodes may get a public IP: spec.associatePublicIPAddress must be false (unset follows the subnet)",
     ),
     "kubernetes:core/v1:Service": (
         _k8s_service,
