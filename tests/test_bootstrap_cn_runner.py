@@ -289,6 +289,14 @@ def test_up_deploys_with_yes(world: dict[str, Path]) -> None:
     assert _commands(world)[-1] == f"pulumi up --yes --stack prod-cn {PACK}"
 
 
+@pytest.mark.parametrize("command", ["preview", "up"])
+def test_the_rehearsals_model_of_the_command_runs_what_the_script_runs(world: dict[str, Path], command: str) -> None:
+    from tests.lifecycle.checks import RUNNER_COMMANDS  # the model docs/deploy.md's rehearsal runs
+
+    assert _run(world, pulumiCommand=command).returncode == 0
+    assert _commands(world)[-1:] == [line.format(stack="prod-cn") for line in RUNNER_COMMANDS[command]]
+
+
 def test_init_creates_the_stack_with_the_passphrase_provider_and_prints_the_salt_to_commit(
     world: dict[str, Path],
 ) -> None:
