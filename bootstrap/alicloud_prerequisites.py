@@ -1,5 +1,8 @@
 """What a fresh Alibaba Cloud account lacks before prod-cn can be created, created once by the account's bootstrap:
-ACK activated, the service roles ACK, ECS disk encryption and Auto Scaling assume, and (not in the provider) CDT.
+ACK and OSS activated, the service roles ACK, ECS disk encryption and Auto Scaling assume, and (not in the provider)
+CDT. Simple Log Service, where ACK's audit and control-plane logs go, needs no step: "Log service is enabled
+automatically when a project is created. This data source is retained for compatibility and no longer calls service
+APIs" (pulumi_alicloud.log.get_service docstring, pulumi-alicloud 4.0.0).
 
 Each service role is a RAM role trusted by the service with the service's system policy attached, exactly as
 Alibaba's Terraform guide "Use Terraform to activate ACK and assign service roles to ACK" does with
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_alicloud as alicloud
 
-__all__ = ["ACK_SERVICE_TYPE", "AUTO_SCALING_SERVICE", "SERVICE_ROLES", "ServiceRole", "create"]
+__all__ = ["ACK_SERVICE_TYPE", "AUTO_SCALING_SERVICE", "SERVICE_ROLES", "Activations", "ServiceRole", "create"]
 
 ACK_SERVICE_TYPE = "propayasgo"
 """cs.get_ack_service ``type`` for ACK Pro managed clusters (the environments' ``ack.pro.small``). With
@@ -115,16 +118,30 @@ def trust_policy(service: str) -> str:
     return json.dumps({"Statement": [statement], "Version": "1"})
 
 
-def create(provider: alicloud.Provider, tags: dict[str, str]) -> pulumi.Output[str]:
-    """Activate ACK, create every service role and the Auto Scaling service-linked role.
+@dataclass(frozen=True)
+class Activations:
+    """The services the bootstrap activates, with the status each data source reads ("Opened")."""
+
+    ack: pulumi.Output[str]
+    """ACK (Pro managed clusters)."""
+    oss: str
+    """OSS: the state bucket here, the environments' checkpoint buckets. ``oss.get_service`` with ``enable="On"``
+    calls OpenOssService and reads an already opened service as opened (terraform-provider-alicloud@81c43b67
+    alicloud/data_source_alicloud_oss_service.go:31-54; "Using this data source can enable OSS service automatically",
+    its docstring). Called before anything is declared (a plain invoke, not an Output), so the state bucket is
+    created in an account where OSS is open."""
+
+
+def create(provider: alicloud.Provider, tags: dict[str, str]) -> Activations:
+    """Activate ACK and OSS, create every service role and the Auto Scaling service-linked role.
 
     Returns:
-        The ACK service status ("Opened"), exported by the bootstrap.
+        The activated services' status, exported by the bootstrap.
     """
     kept = pulumi.ResourceOptions(provider=provider, retain_on_delete=True)
-    ack = alicloud.cs.get_ack_service_output(
-        enable="On", type=ACK_SERVICE_TYPE, opts=pulumi.InvokeOptions(provider=provider)
-    )
+    invoke = pulumi.InvokeOptions(provider=provider)
+    ack = alicloud.cs.get_ack_service_output(enable="On", type=ACK_SERVICE_TYPE, opts=invoke)
+    oss = alicloud.oss.get_service(enable="On", opts=invoke)
     for role in SERVICE_ROLES:
         created = alicloud.ram.Role(
             f"service-role-{role.name}",
@@ -142,4 +159,4 @@ def create(provider: alicloud.Provider, tags: dict[str, str]) -> pulumi.Output[s
             opts=kept,
         )
     alicloud.resourcemanager.ServiceLinkedRole("autoscaling-service-role", service_name=AUTO_SCALING_SERVICE, opts=kept)
-    return ack.status
+    return Activations(ack=ack.status, oss=oss.status)

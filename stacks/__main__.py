@@ -49,6 +49,7 @@ else:
             peer_vpc_id=peer_vpc_id,
             peer_route_table_id=peer_tables[0] if peer_tables else None,
             kms_instance_id=None if config.kms.alicloud_kms_instance_id else bootstrap.kms_instance(),
+            deployer_role_arns=bootstrap.deployer_roles(),
         ),
         opts=pulumi.ResourceOptions(provider=provider),
     )

@@ -29,6 +29,7 @@ class BootstrapFacts:
         self._config = config
         self._region = config.deploy.runner_region or config.region
         self._opts = pulumi.InvokeOutputOptions(provider=provider)
+        self._provider = provider
 
     def _read(self, name: str) -> pulumi.Output[str]:
         if self._config.cloud is Cloud.AWS:
@@ -55,6 +56,16 @@ class BootstrapFacts:
     def deployer_role(self) -> pulumi.Output[str]:
         """AWS: the role that runs this environment's `up` on the runner (its deploy project's service role)."""
         return self._read(bootstrap_facts.deployer_role_arn(self._config.environment))
+
+    def deployer_roles(self) -> list[str]:
+        """Alibaba Cloud: every deployer role (``bootstrap_facts.DEPLOYER_ROLE_ARNS``), read now: the environment
+        makes each an ACK cluster administrator, one grant per role, so their number must be known at plan time."""
+        name = bootstrap_facts.DEPLOYER_ROLE_ARNS
+        found = alicloud.oos.get_parameters(
+            ids=[name], enable_details=True, opts=pulumi.InvokeOptions(provider=self._provider)
+        )
+        value = found.parameters[0].value if found.parameters else None
+        return [arn for arn in _text(value, name=name, region=self._region).split(",") if arn]
 
     def kms_instance(self) -> pulumi.Output[str]:
         """Alibaba Cloud: the KMS instance the environment's key lives in."""

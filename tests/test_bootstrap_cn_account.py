@@ -64,7 +64,7 @@ def test_every_service_role_trusts_only_its_service_and_carries_its_system_polic
     attachments = {
         r.inputs["roleName"]: r
         for r in _of_type(plan, "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment")
-        if r.name != "runner-policy-attachment"
+        if r.name.startswith("service-role-")
     }
     assert set(roles) == set(attachments) == set(EXPECTED_ROLES)
     for name, (service, policy) in EXPECTED_ROLES.items():
@@ -91,6 +91,12 @@ def test_ack_is_activated_for_pro_managed_clusters(plan: Plan) -> None:
     # The canned answer reads the call as the provider does: "Opened" only when enable is "On".
     assert "alicloud:cs/getAckService:getAckService" in plan.canned_answers
     assert plan.outputs["ackServiceStatus"] == "Opened"
+
+
+def test_oss_is_activated_before_the_state_bucket_is_declared(plan: Plan) -> None:
+    # A plain invoke: the program waits for OpenOssService before it declares anything after it.
+    assert "alicloud:oss/getService:getService" in plan.canned_answers
+    assert plan.outputs["ossServiceStatus"] == "Opened"
 
 
 def test_auto_scaling_is_activated_by_its_service_linked_role(plan: Plan) -> None:

@@ -25,6 +25,9 @@ AUTOSCALING_SERVICE_ROLE_ARN = PREFIX + "autoscaling-service-role-arn"
 """AWS: the Auto Scaling service-linked role the environments' key policies name (String)."""
 KMS_INSTANCE_ID = PREFIX + "kms-instance-id"
 """Alibaba Cloud: the software KMS instance the environments' keys live in (String)."""
+DEPLOYER_ROLE_ARNS = PREFIX + "deployer-role-arns"
+"""Alibaba Cloud: the roles that run ``pulumi up`` of the environments (StringList, comma-separated): each is made
+a cluster administrator of every environment (ACK RBAC, cs.KubernetesPermission)."""
 
 
 def deployer_role_arn(environment: str) -> str:

@@ -7,6 +7,8 @@ result and the plan reports it, so a program that depends on it is never silentl
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -105,6 +107,19 @@ def _alicloud_caller(args: Mapping[str, Any], region: str) -> dict[str, Any]:
     }
 
 
+def _alicloud_roles(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    # The role a ``^<name>$`` name_regex asks for, as if it exists, with a fixed id derived from its name (RAM role ids
+    # are digits); any other filter finds nothing.
+    match = re.fullmatch(r"\^([A-Za-z0-9.\\-]+)\$", str(args.get("nameRegex", "")))
+    if match is None:
+        return {"id": "0", "ids": [], "names": [], "roles": []}
+    name = match.group(1).replace("\\", "")
+    role_id = str(int(hashlib.sha256(name.encode()).hexdigest()[:15], 16))
+    arn = f"acs:ram::{ALICLOUD_ACCOUNT_ID}:role/{name.lower()}"
+    role = {"id": role_id, "name": name, "arn": arn, "description": "", "createDate": "", "updateDate": ""}
+    return {"id": role_id, "ids": [role_id], "names": [name], "roles": [role], "nameRegex": args["nameRegex"]}
+
+
 def _alicloud_images(args: Mapping[str, Any], region: str) -> dict[str, Any]:
     image = "aliyun_3_x64_20G_alibase_20260901.vhd"
     return {"id": region, "ids": [image], "images": [{"id": image, "imageId": image, "osType": "linux"}]}
@@ -126,6 +141,14 @@ def _alicloud_ack_service(args: Mapping[str, Any], region: str) -> dict[str, Any
     return {**result, "enable": args.get("enable", "Off"), "type": args.get("type", "")}
 
 
+def _alicloud_oss_service(args: Mapping[str, Any], region: str) -> dict[str, Any]:
+    # As the provider reads it: with enable "On" it calls OpenOssService and reads ORDER.OPEND as "Opened"; otherwise
+    # it opens nothing (aliyun/terraform-provider-alicloud@81c43b67 alicloud/data_source_alicloud_oss_service.go:31-54).
+    opened = args.get("enable") == "On"
+    result = {"id": "OssServicHasBeenOpened", "status": "Opened"} if opened else {"id": "OssServiceHasNotBeenOpened"}
+    return {"status": "", **result, "enable": args.get("enable", "Off")}
+
+
 _ANSWERS: Mapping[str, Answer] = {
     "aws:index/getAvailabilityZones:getAvailabilityZones": _aws_zones,
     "aws:index/getCallerIdentity:getCallerIdentity": _aws_caller,
@@ -139,6 +162,8 @@ _ANSWERS: Mapping[str, Answer] = {
     "alicloud:index/getRegions:getRegions": _alicloud_regions,
     "alicloud:ecs/getImages:getImages": _alicloud_images,
     "alicloud:cs/getAckService:getAckService": _alicloud_ack_service,
+    "alicloud:oss/getService:getService": _alicloud_oss_service,
+    "alicloud:ram/getRoles:getRoles": _alicloud_roles,
 }
 
 

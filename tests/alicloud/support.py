@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextvars
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+import pulumi
 import pytest
+from pulumi.runtime import mocks
+from pulumi.runtime.stack import run_pulumi_func
 
 from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec, NetworkSpec, SpotGroupSpec, parse_stack_config
 from gpu_cloud.planner.engine import Plan, record
@@ -158,3 +164,61 @@ def refused_lines(raw: dict[str, Any]) -> list[str]:
     with pytest.raises(ConfigError) as caught:
         parse_stack_config(raw)
     return str(caught.value).splitlines()
+
+
+@dataclass
+class Applied:
+    """What an ``up`` of a program did under :func:`applied` mocks."""
+
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """Every data-source call: (token, arguments)."""
+    error: BaseException | None = None
+    """The exception the program's outputs raised, if any."""
+
+
+class _UpMocks(mocks.Mocks):
+    """An ``up``, not a preview: every resource gets an id and its outputs are its inputs plus ``outputs[type]``."""
+
+    def __init__(self, outputs: Mapping[str, Mapping[str, Any]], answers: Mapping[str, Mapping[str, Any]]) -> None:
+        self._outputs = outputs
+        self._answers = answers
+        self.applied = Applied()
+
+    def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        return f"{args.name}-id", {**args.inputs, **self._outputs.get(args.typ, {})}
+
+    def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+        self.applied.calls.append((args.token, dict(args.args)))
+        return dict(self._answers.get(args.token, {})), []
+
+
+def applied(
+    program: Callable[[], pulumi.Output[Any]],
+    outputs: Mapping[str, Mapping[str, Any]] | None = None,
+    answers: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Applied:
+    """Run ``program`` as an ``up`` (known ids and outputs, data sources called), awaiting every registration it
+    starts and the Output it returns, as the engine does; ``outputs`` adds computed outputs per resource type,
+    ``answers`` answers data sources per token."""
+    fake = _UpMocks(outputs or {}, answers or {})
+
+    async def whole_run() -> None:
+        result: list[pulumi.Output[Any]] = []
+        # As the engine's entry point does: every registration the program starts is awaited (set_mocks has made
+        # the root stack resource already).
+        await run_pulumi_func(lambda: result.append(program()))
+        await result[0].future()
+
+    def run() -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        pulumi.runtime.set_mocks(fake, project="test", stack="test", preview=False)
+        try:
+            loop.run_until_complete(whole_run())
+        except Exception as err:  # the program's own failure is what the caller checks
+            fake.applied.error = err
+        finally:
+            loop.close()
+
+    contextvars.Context().run(run)
+    return fake.applied

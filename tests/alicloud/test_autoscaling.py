@@ -31,6 +31,7 @@ def test_cluster_autoscaling_is_on_with_the_priority_expander_and_the_idle_gpu_t
         "utilizationThreshold": "0.5",
         "gpuUtilizationThreshold": "0.3",
         "unneededDuration": "10m",
+        "coolDownDuration": "10m",  # equal to unneededDuration: the provider's Read swaps the two
     }
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from ipaddress import IPv4Network
 from typing import Any
 
 import pulumi
 
 from gpu_cloud.components.alicloud import GpuCluster, GpuClusterArgs
-from gpu_cloud.components.alicloud.cluster import CLUSTER_TAG_KEY
+from gpu_cloud.components.alicloud.cluster import CLUSTER_TAG_KEY, KUBECONFIG_MINUTES
 from gpu_cloud.components.spec import (
     AlicloudMaintenanceWindowSpec,
     ClusterSpec,
@@ -17,8 +19,10 @@ from gpu_cloud.components.spec import (
 from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES
 from tests.alicloud.support import (
     NETWORK,
+    applied,
     component,
     custom,
+    of_type,
     one,
     plan_of,
     raw_config,
@@ -29,22 +33,121 @@ from tests.alicloud.support import (
 
 CLUSTER = "alicloud:cs/managedKubernetes:ManagedKubernetes"
 POOL = "alicloud:cs/nodePool:NodePool"
+ACL = "alicloud:slb/acl:Acl"
+ACL_ENTRY = "alicloud:slb/aclEntryAttachment:AclEntryAttachment"
+TEMPLATE = "alicloud:oos/template:Template"
+EXECUTION = "alicloud:oos/execution:Execution"
+RUNNER = IPv4Network("10.251.0.0/24")
 
 
 PINNED = ClusterSpec(kubernetes_version="1.35")
 
 
-def _args(spec: ClusterSpec = PINNED, network: NetworkSpec = NETWORK) -> GpuClusterArgs:
+def _args(spec: ClusterSpec = PINNED, network: NetworkSpec = NETWORK, **more: Any) -> GpuClusterArgs:
     return GpuClusterArgs(
-        spec=spec, network=network, vswitch_ids=["vsw-h", "vsw-i"], kms_key_id="key-123", tags={"owner": "ml"}
+        spec=spec,
+        network=network,
+        vswitch_ids=["vsw-h", "vsw-i"],
+        kms_key_id="key-123",
+        tags={"owner": "ml"},
+        api_clients=[RUNNER],
+        **more,
     )
 
 
 def _inputs() -> dict:  # type: ignore[type-arg]
     plan = plan_of(lambda: GpuCluster("gpu", _args()))
     component(plan, "gpucloud:alicloud:GpuCluster")
-    assert [(r.type, r.name) for r in custom(plan)] == [(CLUSTER, "gpu-cluster"), (POOL, "gpu-system")]
+    assert sorted((r.type, r.name) for r in custom(plan)) == sorted(
+        [
+            (CLUSTER, "gpu-cluster"),
+            (ACL, "gpu-api-acl"),
+            (ACL_ENTRY, "gpu-api-acl-0"),
+            (ACL_ENTRY, "gpu-api-acl-1"),
+            (ACL_ENTRY, "gpu-api-acl-2"),
+            (TEMPLATE, "gpu-api-acl-template"),
+            (EXECUTION, "gpu-api-acl-listener"),
+            (POOL, "gpu-system"),
+        ]
+    )
     return one(plan, CLUSTER).inputs
+
+
+def test_only_acks_control_plane_the_vpc_and_the_runner_may_reach_the_api_server() -> None:
+    # The allow list of the API server's CLB listener is what gates the private API (review alicloud.md F3): the
+    # cn-shanghai data VPC peered with the cluster VPC is not on it.
+    plan = plan_of(lambda: GpuCluster("gpu", _args()))
+    acl = one(plan, ACL)
+    assert acl.inputs["ipVersion"] == "ipv4"
+    entries = of_type(plan, ACL_ENTRY)
+    assert [(e.inputs["entry"], e.property_dependencies["aclId"]) for e in entries] == [
+        ("100.104.0.0/16", (acl.urn,)),
+        ("10.30.0.0/16", (acl.urn,)),
+        ("10.251.0.0/24", (acl.urn,)),
+    ]
+
+
+def test_the_allow_list_is_turned_on_for_the_api_listener_only_after_every_entry_is_in_it() -> None:
+    plan = plan_of(lambda: GpuCluster("gpu", _args()))
+    template, execution = one(plan, TEMPLATE), one(plan, EXECUTION)
+    assert template.inputs["templateName"] == "gpucloud-gpu-test-api-acl"
+    assert execution.property_dependencies["templateName"] == (template.urn,)
+    assert set(execution.dependencies) >= {e.urn for e in of_type(plan, ACL_ENTRY)}
+    assert set(execution.property_dependencies["parameters"]) == {one(plan, CLUSTER).urn, one(plan, ACL).urn}
+    tasks = json.loads(template.inputs["content"])["Tasks"]
+    assert [(t["Action"], t["Properties"]["Service"], t["Properties"]["API"]) for t in tasks] == [
+        ("ACS::ExecuteApi", "SLB", "SetLoadBalancerTCPListenerAttribute"),
+        ("ACS::CheckFor", "SLB", "DescribeLoadBalancerTCPListenerAttribute"),
+    ]
+    assert tasks[0]["Properties"]["Parameters"] == {
+        "LoadBalancerId": "{{ loadBalancerId }}",
+        "ListenerPort": 6443,
+        "AclStatus": "on",
+        "AclType": "white",
+        "AclId": "{{ aclId }}",
+    }
+    check = tasks[1]["Properties"]
+    assert (check["PropertySelector"], check["DesiredValues"]) == ("AclStatus", ["on"])
+
+
+def _up(status: str) -> Any:
+    def program() -> pulumi.Output[Any]:
+        cluster = GpuCluster("gpu", _args())
+        return pulumi.Output.all(cluster.api_allow_list, cluster.kubeconfig)
+
+    return applied(
+        program,
+        outputs={CLUSTER: {"slbId": "lb-api"}, EXECUTION: {"status": status}},
+        answers={
+            "alicloud:cs/getClusterCredential:getClusterCredential": {
+                "certificateAuthorities": [{"clusterCert": "CA", "clientCert": "CERT", "clientKey": "KEY"}]
+            }
+        },
+    )
+
+
+def test_an_allow_list_execution_that_did_not_succeed_fails_the_run() -> None:
+    # The provider creates a Failed execution without an error; the component must not.
+    assert _up("Success").error is None
+    failed = _up("Failed").error
+    assert isinstance(failed, pulumi.RunError)
+    assert "API server allow list of gpu-test ended Failed" in str(failed)
+
+
+def test_the_kubeconfig_certificate_is_short_lived() -> None:
+    # Without temporary_duration_minutes the provider sends no expiry and ACK's default applies (review F4).
+    calls = [args for token, args in _up("Success").calls if token.endswith("getClusterCredential")]
+    assert calls == [{"clusterId": "gpu-cluster-id", "temporaryDurationMinutes": KUBECONFIG_MINUTES}]
+    assert 15 <= KUBECONFIG_MINUTES <= 4320  # the data source's accepted range
+
+
+def test_the_cluster_waits_for_the_vpc_egress() -> None:
+    def program() -> None:
+        snat = pulumi.CustomResource("alicloud:vpc/snatEntry:SnatEntry", "snat", {})
+        GpuCluster("gpu", _args(egress=[snat]))
+
+    plan = plan_of(program)
+    assert one(plan, "alicloud:vpc/snatEntry:SnatEntry").urn in one(plan, CLUSTER).dependencies
 
 
 def test_a_136_cluster_runs_acks_136_release() -> None:
@@ -75,7 +178,11 @@ def test_secrets_are_encrypted_with_the_kms_key_and_rrsa_is_on() -> None:
     )
 
 
-def test_nodes_and_pods_use_the_network_vswitches() -> None:
+def test_pods_take_the_pod_vswitches_and_the_node_vswitches_only_without_them() -> None:
+    with_pods = plan_of(lambda: GpuCluster("gpu", _args(pod_vswitch_ids=["vsw-pod-h", "vsw-pod-i"])))
+    inputs = one(with_pods, CLUSTER).inputs
+    assert (inputs["vswitchIds"], inputs["podVswitchIds"]) == (["vsw-h", "vsw-i"], ["vsw-pod-h", "vsw-pod-i"])
+    assert one(with_pods, POOL).inputs["vswitchIds"] == ["vsw-h", "vsw-i"]
     inputs = _inputs()
     assert inputs["vswitchIds"] == inputs["podVswitchIds"] == ["vsw-h", "vsw-i"]
     assert inputs["serviceCidr"] == "172.21.0.0/20"
@@ -111,7 +218,7 @@ def test_system_pool_is_untainted_cpu_capacity_without_gpu_labels() -> None:
     pool = _system_pool()
     assert pool["nodePoolName"] == "system"
     assert pool["instanceTypes"] == ["ecs.g7.xlarge"]
-    assert pool["imageType"] == "AliyunLinux3"
+    assert pool["imageType"] == "AliyunLinux3ContainerOptimized"
     assert pool["instanceChargeType"] == "PostPaid"
     assert pool["vswitchIds"] == ["vsw-h", "vsw-i"]
     assert pool["labels"] == [
@@ -126,7 +233,7 @@ def test_system_pool_is_untainted_cpu_capacity_without_gpu_labels() -> None:
 
 def test_system_pool_has_no_public_ip_and_encrypted_disks() -> None:
     pool = _system_pool()
-    assert pool["internetMaxBandwidthOut"] == 0
+    assert "internetMaxBandwidthOut" not in pool  # unset: no public bandwidth
     assert (pool["systemDiskEncrypted"], pool["systemDiskKmsKey"]) == (True, "key-123")
     assert pool["dataDisks"] == [{"category": "cloud_essd", "size": 100, "encrypted": "true", "kmsKeyId": "key-123"}]
 
@@ -136,7 +243,7 @@ def test_system_pool_types_and_sizes_come_from_the_spec() -> None:
         kubernetes_version="1.35", system_instance_types=("ecs.g8y.xlarge",), system_min_size=3, system_max_size=5
     )
     pool = _system_pool(spec)
-    assert (pool["instanceTypes"], pool["imageType"]) == (["ecs.g8y.xlarge"], "AliyunLinux3Arm64")
+    assert (pool["instanceTypes"], pool["imageType"]) == (["ecs.g8y.xlarge"], "AliyunLinux4ContainerOptimizedArm64")
     # ACK: a fixed systemMinSize nodes (systemMaxSize bounds the EKS system group only).
     assert pool["desiredSize"] == "3"
 

@@ -5,10 +5,21 @@ from __future__ import annotations
 import json
 
 from gpu_cloud.components.alicloud import RrsaRole, RrsaRoleArgs
-from gpu_cloud.components.alicloud.identity import checkpoint_policy, job_checkpoint_policy, rrsa_trust_policy
+from gpu_cloud.components.alicloud.identity import (
+    KeyScope,
+    checkpoint_policy,
+    job_checkpoint_policy,
+    model_read_policy,
+    rrsa_trust_policy,
+)
 from tests.alicloud.support import component, custom, one, plan_of, registered, rejected
 
-POLICY = checkpoint_policy("1234567890123456", "cn-hangzhou", "prod-cn-gpu-checkpoints-1234567890123456")
+KEY = KeyScope("cn-hangzhou", "1234567890123456", "alias/gpucloud-prod-cn")
+POLICY = checkpoint_policy(KEY, "prod-cn-gpu-checkpoints-1234567890123456")
+ONLY_THE_ENVIRONMENTS_KEY = {
+    "Resource": ["acs:kms:cn-hangzhou:1234567890123456:key/*"],
+    "Condition": {"StringEquals": {"kms:tag/gpucloud-key": "alias/gpucloud-prod-cn"}},
+}
 
 
 def _args(**changes: str) -> RrsaRoleArgs:
@@ -73,18 +84,13 @@ def test_checkpoint_policy_names_only_the_bucket_and_the_regions_keys() -> None:
         "acs:oss:*:1234567890123456:prod-cn-gpu-checkpoints-1234567890123456/*",
     ]
     assert all(a.startswith("oss:") and "*" not in a for a in objects["Action"])
-    assert keys == {
-        "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
-        "Effect": "Allow",
-        "Resource": ["acs:kms:cn-hangzhou:1234567890123456:key/*"],
-    }
+    # Only the environment's key, by its tag: not every key of the account in the region (review F8).
+    assert keys == {"Action": ["kms:Decrypt", "kms:GenerateDataKey"], "Effect": "Allow", **ONLY_THE_ENVIRONMENTS_KEY}
 
 
 def test_a_jobs_policy_lists_reads_and_writes_only_its_checkpoint_prefix() -> None:
     bucket = "prod-cn-gpu-checkpoints-1234567890123456"
-    listing, objects, keys = json.loads(job_checkpoint_policy("1234567890123456", "cn-hangzhou", bucket, "jobs/llm/"))[
-        "Statement"
-    ]
+    listing, objects, keys = json.loads(job_checkpoint_policy(KEY, bucket, "jobs/llm/"))["Statement"]
     assert listing == {
         "Action": ["oss:ListObjects"],
         "Effect": "Allow",
@@ -96,7 +102,12 @@ def test_a_jobs_policy_lists_reads_and_writes_only_its_checkpoint_prefix() -> No
         "Effect": "Allow",
         "Resource": [f"acs:oss:*:1234567890123456:{bucket}/jobs/llm/*"],
     }
-    assert keys["Action"] == ["kms:Decrypt", "kms:GenerateDataKey"]
+    assert keys == {"Action": ["kms:Decrypt", "kms:GenerateDataKey"], "Effect": "Allow", **ONLY_THE_ENVIRONMENTS_KEY}
+
+
+def test_a_model_readers_policy_may_only_decrypt_with_the_environments_key() -> None:
+    *_, keys = json.loads(model_read_policy(KEY, "bucket", "models/resnet50"))["Statement"]
+    assert keys == {"Action": ["kms:Decrypt"], "Effect": "Allow", **ONLY_THE_ENVIRONMENTS_KEY}
 
 
 def test_the_policy_document_is_plain_text_in_the_plan() -> None:

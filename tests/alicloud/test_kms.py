@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpu_cloud.components.alicloud import KmsKey, KmsKeyArgs
-from gpu_cloud.components.alicloud.kms import rotation_interval
+from gpu_cloud.components.alicloud.kms import key_use_statement, rotation_interval
 from gpu_cloud.components.spec import KmsKeySpec
 from tests.alicloud.support import component, custom, one, plan_of, registered, rejected
 
@@ -31,8 +31,19 @@ def test_key_rotates_every_90_days_with_a_30_day_window_and_deletion_protection(
         "pendingWindowInDays": 30,
         "deletionProtection": "Enabled",
     }
-    assert (key["keySpec"], key["keyUsage"], key["tags"]) == ("Aliyun_AES_256", "ENCRYPT/DECRYPT", {"owner": "ml"})
+    assert (key["keySpec"], key["keyUsage"]) == ("Aliyun_AES_256", "ENCRYPT/DECRYPT")
+    # The tag RAM policies name the key by (kms:tag condition), before its id exists.
+    assert key["tags"] == {"owner": "ml", "gpucloud-key": "alias/env-test"}
     assert "dkmsInstanceId" not in key
+
+
+def test_a_use_statement_names_only_the_key_tagged_with_its_alias() -> None:
+    assert key_use_statement(["kms:Decrypt"], "cn-hangzhou", "123", "alias/env-test") == {
+        "Action": ["kms:Decrypt"],
+        "Effect": "Allow",
+        "Resource": ["acs:kms:cn-hangzhou:123:key/*"],
+        "Condition": {"StringEquals": {"kms:tag/gpucloud-key": "alias/env-test"}},
+    }
 
 
 def test_the_alias_names_the_key() -> None:

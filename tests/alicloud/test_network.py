@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from gpu_cloud.components.alicloud import PrivateNetwork, PrivateNetworkArgs
 from gpu_cloud.components.spec import EgressMode
-from tests.alicloud.support import NETWORK, component, custom, of_type, one, plan_of, registered, rejected
+from tests.alicloud.support import (
+    NETWORK,
+    component,
+    custom,
+    of_type,
+    one,
+    plan_of,
+    raw_config,
+    refused_lines,
+    registered,
+    rejected,
+)
 
 TAGS = {"environment": "prod-cn", "owner": "ml", "cost-center": "ml"}
 
@@ -74,6 +85,113 @@ def test_each_vswitch_gets_an_snat_entry_through_the_eip_after_it_is_bound() -> 
     assert [e.property_dependencies["sourceVswitchId"] for e in entries] == [(s,) for s in switches]
     assert all(e.property_dependencies["snatIp"] == (eip,) for e in entries)
     assert all(association in e.dependencies for e in entries)
+
+
+def test_the_networks_egress_is_its_snat_entries_and_none_without_nat() -> None:
+    found: list[list[str]] = []
+
+    def program(spec=NETWORK) -> None:  # type: ignore[no-untyped-def]
+        network = PrivateNetwork("net", PrivateNetworkArgs(spec=spec, tags=TAGS))
+        found.append([r._name for r in network.egress])  # type: ignore[attr-defined]
+
+    plan_of(program)
+    plan_of(lambda: program(NETWORK.model_copy(update={"egress": EgressMode.ENDPOINTS_ONLY})))
+    assert found == [["net-snat-0", "net-snat-1"], []]
+
+
+POD_NETWORK = NETWORK.model_validate(
+    {
+        **NETWORK.model_dump(by_alias=True, mode="json"),
+        "podSubnets": [
+            {"zone": "cn-hangzhou-h", "cidr": "10.30.128.0/18"},
+            {"zone": "cn-hangzhou-i", "cidr": "10.30.192.0/18"},
+        ],
+    }
+)
+
+
+def test_pod_subnets_get_their_own_vswitches_and_snat_entries() -> None:
+    found: list[object] = []
+
+    def program() -> None:
+        network = PrivateNetwork("net", PrivateNetworkArgs(spec=POD_NETWORK, tags=TAGS))
+        found.append([r._name for r in network.egress])  # type: ignore[attr-defined]
+        found.append(len(network.pod_vswitch_ids))
+
+    plan = plan_of(program)
+    pods = [s for s in of_type(plan, "alicloud:vpc/switch:Switch") if s.name.startswith("net-pod-")]
+    assert [(s.name, s.inputs) for s in pods] == [
+        (
+            f"net-pod-vswitch-{i}",
+            {
+                "vswitchName": f"net-pods-{zone}-{i}",
+                "zoneId": zone,
+                "cidrBlock": cidr,
+                "tags": TAGS,
+                "vpcId": pods[i].inputs["vpcId"],
+            },
+        )
+        for i, (zone, cidr) in enumerate([("cn-hangzhou-h", "10.30.128.0/18"), ("cn-hangzhou-i", "10.30.192.0/18")])
+    ]
+    vpc = one(plan, "alicloud:vpc/network:Network").urn
+    assert all(s.property_dependencies["vpcId"] == (vpc,) for s in pods)
+    entries = {e.name: e for e in of_type(plan, "alicloud:vpc/snatEntry:SnatEntry")}
+    assert sorted(entries) == ["net-pod-snat-0", "net-pod-snat-1", "net-snat-0", "net-snat-1"]
+    assert [entries[f"net-pod-snat-{i}"].property_dependencies["sourceVswitchId"] for i in (0, 1)] == [
+        (s.urn,) for s in pods
+    ]
+    assert found == [["net-snat-0", "net-snat-1", "net-pod-snat-0", "net-pod-snat-1"], 2]
+
+
+def test_pod_subnets_lie_in_the_vpc_apart_from_the_node_subnets_in_exactly_their_zones() -> None:
+    raw = raw_config("alicloud")
+    raw["network"]["podSubnets"] = [
+        {"zone": "cn-hangzhou-h", "cidr": "10.50.0.0/20"},
+        {"zone": "cn-hangzhou-j", "cidr": "10.51.0.0/18"},
+    ]
+    assert refused_lines(raw) == [
+        "network.podSubnets.1.cidr: not inside vpcCidr 10.50.0.0/16 (got 10.51.0.0/18)",
+        "network.podSubnets.0.cidr: overlaps privateSubnets.0 (10.50.0.0/18) (got 10.50.0.0/20)",
+    ]
+    raw["network"]["podSubnets"] = [
+        {"zone": "cn-hangzhou-h", "cidr": "10.50.128.0/18"},
+        {"zone": "cn-hangzhou-j", "cidr": "10.50.192.0/18"},
+    ]
+    assert refused_lines(raw) == [
+        "network.podSubnets: need the zones of privateSubnets exactly (cn-hangzhou-h, cn-hangzhou-i) "
+        '(got ["cn-hangzhou-h", "cn-hangzhou-j"])'
+    ]
+
+
+def test_pod_subnets_are_refused_on_aws_and_their_zones_and_sizes_are_checked() -> None:
+    raw = raw_config("aws")
+    raw["network"]["podSubnets"] = [
+        {"zone": "us-east-1a", "cidr": "10.50.128.0/18"},
+        {"zone": "us-east-1b", "cidr": "10.50.192.0/19"},
+    ]
+    assert refused_lines(raw) == [
+        "network.podSubnets: EKS pods take addresses of their node's subnet (VPC CNI); leave it empty (got 2)"
+    ]
+    raw = raw_config("alicloud")
+    raw["network"]["podSubnets"] = [
+        {"zone": "cn-hangzhou-h", "cidr": "10.50.128.0/18"},
+        {"zone": "cn-hangzhou-i", "cidr": "10.50.192.0/30"},
+    ]
+    assert refused_lines(raw) == [
+        "network.podSubnets.1.cidr: alicloud takes a subnet of /16 to /29 (got 10.50.192.0/30)"
+    ]
+
+
+def test_the_nat_gateway_and_its_eip_are_deletion_protected_unless_protect_is_off() -> None:
+    def protection(protect: bool) -> tuple[object, object]:
+        plan = plan_of(lambda: PrivateNetwork("net", PrivateNetworkArgs(spec=NETWORK, tags=TAGS, protect=protect)))
+        return (
+            one(plan, "alicloud:vpc/natGateway:NatGateway").inputs["deletionProtection"],
+            one(plan, "alicloud:ecs/eipAddress:EipAddress").inputs["deletionProtection"],
+        )
+
+    assert protection(True) == (True, True)
+    assert protection(False) == (False, False)
 
 
 def test_no_dnat_entry_is_ever_created() -> None:

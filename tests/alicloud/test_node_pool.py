@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import inspect
+import re
+
+import pulumi_alicloud as alicloud
+
 from gpu_cloud.components import labels
-from gpu_cloud.components.alicloud import GpuNodePool, GpuNodePoolArgs, GpuSharing, GpuSharingArgs
-from gpu_cloud.components.spec import GpuNodePoolSpec, PoolPurpose
-from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
+from gpu_cloud.components.alicloud import (
+    GpuCluster,
+    GpuClusterArgs,
+    GpuNodePool,
+    GpuNodePoolArgs,
+    GpuSharing,
+    GpuSharingArgs,
+)
+from gpu_cloud.components.alicloud._pool import CGROUP_V1_REMOVED, CGROUP_V2_IMAGE_TYPES, IMAGE_TYPES
+from gpu_cloud.components.spec import ClusterSpec, GpuNodePoolSpec, PoolPurpose
+from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES, ACK_NVIDIA_DRIVER_VERSION
 from tests.alicloud.support import (
     INFERENCE_POOL,
+    NETWORK,
     VSWITCHES,
     component,
     custom,
@@ -40,17 +54,35 @@ def _pool(spec: GpuNodePoolSpec = INFERENCE_POOL, sharing: bool = False) -> dict
     return one(plan, POOL).inputs
 
 
-def test_pool_uses_the_spec_types_on_pay_as_you_go_alinux3_nodes() -> None:
+def test_pool_uses_the_spec_types_on_pay_as_you_go_container_optimized_alinux3_nodes() -> None:
     inputs = _pool()
     assert inputs["nodePoolName"] == "inference"
     assert inputs["clusterId"] == "c-123"
     assert inputs["instanceTypes"] == ["ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge"]
-    assert (inputs["instanceChargeType"], inputs["imageType"]) == ("PostPaid", "AliyunLinux3")
+    assert (inputs["instanceChargeType"], inputs["imageType"]) == ("PostPaid", "AliyunLinux3ContainerOptimized")
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def test_every_pinned_ack_release_from_1_35_on_gets_a_cgroup_v2_image_the_provider_accepts() -> None:
+    # ACK 1.35: "the kubelet will not start" on cgroup v1 (_pool.CGROUP_V1_REMOVED); only the container-optimized
+    # Alinux images run cgroup v2 by default (_pool.IMAGE_TYPES cites the sources). The provider's own list of
+    # image types is the cs.NodePool image_type docstring of the installed pulumi-alicloud.
+    doc = inspect.getdoc(alicloud.cs.NodePoolArgs.__init__) or ""
+    accepted = set(re.findall(r"- `(\w+)`\s*[:\uff1a]", doc.split(" image_type:")[1].split(":param")[0]))
+    assert {"AliyunLinux3", "AliyunLinux3ContainerOptimized", "AliyunLinux4ContainerOptimizedArm64"} <= accepted
+    newer = [v for v in ACK_KUBERNETES_RELEASES if _minor(v) >= _minor(CGROUP_V1_REMOVED)]
+    assert newer == sorted(ACK_KUBERNETES_RELEASES)  # every pinned minor is past cgroup v1
+    for arch, image in IMAGE_TYPES.items():
+        assert image in CGROUP_V2_IMAGE_TYPES, (arch, image)
+        assert image in accepted, (arch, image)
 
 
 def test_nodes_have_no_public_ip() -> None:
     inputs = _pool()
-    assert inputs["internetMaxBandwidthOut"] == 0
+    assert "internetMaxBandwidthOut" not in inputs  # unset: no public bandwidth
     assert inputs["scalingConfig"]["isBondEip"] is False
 
 
@@ -90,6 +122,24 @@ def test_the_sharing_component_is_ack_ai_installer_as_its_own_cluster_addon() ->
     [addon] = custom(plan)
     assert (addon.type, addon.name) == ("alicloud:cs/kubernetesAddon:KubernetesAddon", "prod-gpu-sharing-addon")
     assert addon.inputs == {"clusterId": "c-123", "name": "ack-ai-installer"}
+
+
+def test_the_sharing_addon_is_installed_after_the_clusters_first_nodes() -> None:
+    def program() -> None:
+        cluster = GpuCluster(
+            "gpu",
+            GpuClusterArgs(
+                spec=ClusterSpec(kubernetes_version="1.35"),
+                network=NETWORK,
+                vswitch_ids=["vsw-h", "vsw-i"],
+                kms_key_id="k",
+            ),
+        )
+        GpuSharing("gpu-sharing", GpuSharingArgs(cluster_id=cluster.cluster_id, nodes=[cluster.system_pool]))
+
+    plan = plan_of(program)
+    addon = one(plan, "alicloud:cs/kubernetesAddon:KubernetesAddon")
+    assert one(plan, POOL).urn in addon.dependencies  # review alicloud.md F10
 
 
 def test_sharing_without_the_sharing_component_is_rejected_before_anything_is_registered() -> None:

@@ -7,10 +7,10 @@ import json
 import pulumi
 
 from gpu_cloud.components.alicloud import GpuAdminAccess, GpuAdminAccessArgs
-from gpu_cloud.components.alicloud.rbac import ADMIN_ACTIONS, USER_ACTIONS
+from gpu_cloud.components.alicloud.rbac import ADMIN_ACTIONS, USER_ACTIONS, ClusterAdmins, ClusterAdminsArgs
 from gpu_cloud.components.k8s.rbac import ADMIN_NAMESPACE_ROLE, ADMIN_ROLE, USER_ROLE
 from gpu_cloud.components.spec import AccessSpec
-from tests.alicloud.support import component, custom, of_type, plan_of
+from tests.alicloud.support import applied, component, custom, of_type, plan_of, registered, rejected
 
 ADMIN = "acs:ram::1234567890123456:role/ml-platform-admin"
 USER = "acs:ram::1234567890123456:role/ml-researcher"
@@ -141,3 +141,40 @@ def test_roles_and_policies_carry_the_tags() -> None:
         ("alicloud:ram/policy:Policy", "prod-cn-gpu-admin-policy"): {"environment": "prod-cn"},
         ("alicloud:ram/rolePolicyAttachment:RolePolicyAttachment", "prod-cn-gpu-admin-policy-attachment"): None,
     }
+
+
+DEPLOYERS = ["acs:ram::1234567890123456:role/ml-platform-deployer", "acs:ram::1234567890123456:role/ci.deployer"]
+
+
+def test_every_deployer_role_is_an_ack_cluster_administrator() -> None:
+    # Not only the creator (review alicloud.md F4): one grant of ACK's predefined admin role per deployer role id.
+    plan = plan_of(lambda: ClusterAdmins("prod-cn-admins", ClusterAdminsArgs(cluster_id="c-123", role_arns=DEPLOYERS)))
+    component(plan, "gpucloud:alicloud:ClusterAdmins")
+    grants = {r.name: r.inputs for r in of_type(plan, "alicloud:cs/kubernetesPermission:KubernetesPermission")}
+    assert sorted(grants) == ["prod-cn-admins-ci.deployer", "prod-cn-admins-ml-platform-deployer"]
+    for grant in grants.values():
+        assert grant["permissions"] == [
+            {"cluster": "c-123", "roleType": "cluster", "roleName": "admin", "isCustom": False, "isRamRole": True}
+        ]
+    # The uid is the role's id, read by name (the plan's canned ram.get_roles answers a fixed id per name).
+    assert grants["prod-cn-admins-ml-platform-deployer"]["uid"] != grants["prod-cn-admins-ci.deployer"]["uid"]
+    assert all(grant["uid"].isdigit() for grant in grants.values())
+
+
+def test_a_deployer_that_is_not_a_ram_role_arn_is_refused_before_anything_registers() -> None:
+    args = ClusterAdminsArgs(cluster_id="c-123", role_arns=[DEPLOYERS[0], "arn:aws:iam::1:role/x"])
+    error, plan = rejected(lambda: ClusterAdmins("admins", args))
+    assert str(error) == ("roleArns.1: not a RAM role ARN (acs:ram::<account>:role/<name>) (got arn:aws:iam::1:role/x)")
+    assert registered(plan) == []
+
+
+def test_a_deployer_role_missing_from_the_account_fails_the_run_naming_it() -> None:
+    def program() -> pulumi.Output[object]:
+        ClusterAdmins("admins", ClusterAdminsArgs(cluster_id="c-123", role_arns=DEPLOYERS[:1]))
+        return pulumi.Output.from_input(None)
+
+    result = applied(program, answers={"alicloud:ram/getRoles:getRoles": {"roles": []}})
+    assert isinstance(result.error, pulumi.RunError)
+    assert "RAM role ml-platform-deployer (a deployer role) does not exist" in str(result.error)
+    calls = [args for token, args in result.calls if token == "alicloud:ram/getRoles:getRoles"]
+    assert calls == [{"nameRegex": "^ml\\-platform\\-deployer$"}]

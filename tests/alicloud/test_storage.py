@@ -61,9 +61,25 @@ def test_objects_are_encrypted_with_the_kms_key() -> None:
     assert (sse["sseAlgorithm"], sse["kmsMasterKeyId"]) == ("KMS", "key-123")
 
 
-def test_the_bucket_is_protected_and_retained_unless_protect_is_off() -> None:
-    assert (one(_plan(), BUCKET).protect, one(_plan(), BUCKET).retain_on_delete) == (True, True)
-    assert (one(_plan(False), BUCKET).protect, one(_plan(False), BUCKET).retain_on_delete) == (False, False)
+def test_the_bucket_and_its_settings_are_protected_and_retained_unless_protect_is_off() -> None:
+    # A retained bucket keeps its encryption, TLS, versioning and access settings (review alicloud.md F11).
+    assert {(r.name, r.protect, r.retain_on_delete) for r in custom(_plan())} == {
+        (r.name, True, True) for r in custom(_plan())
+    }
+    assert {(r.protect, r.retain_on_delete) for r in custom(_plan(False))} == {(False, False)}
+
+
+def test_a_refresh_cannot_make_the_bucket_strip_its_encryption_or_versioning() -> None:
+    # The provider reads SSE and versioning into the bucket and deletes the encryption when the bucket's own
+    # (unset) rule differs; the separate resources own them (review alicloud.md F6).
+    assert one(_plan(), BUCKET).ignore_changes == ("serverSideEncryptionRule", "versioning")
+
+
+def test_the_bucket_is_zone_redundant_and_abandoned_multipart_uploads_are_deleted() -> None:
+    inputs = one(_plan(), BUCKET).inputs
+    assert inputs["redundancyType"] == "ZRS"
+    (rule,) = inputs["lifecycleRules"]
+    assert rule["abortMultipartUploads"] == [{"days": 7}]
 
 
 def test_the_bucket_name_is_the_prefix_the_stack_and_the_account() -> None:

@@ -225,10 +225,12 @@ def test_zones_match_exactly_not_by_prefix(project: Path, capsys: pytest.Capture
 def test_an_alibaba_zone_the_region_does_not_have(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     def mutate(c: dict[str, Any]) -> None:
         c["network"]["privateSubnets"][1]["zone"] = "cn-hangzhou-z"
+        c["network"]["podSubnets"][1]["zone"] = "cn-hangzhou-z"
 
     zones = ", ".join(f"cn-hangzhou-{z}" for z in "befghijk")
     assert refused(project, capsys, "prod-cn", mutate) == [
-        f"gpu-cloud:network.privateSubnets.1.zone: not a zone of region cn-hangzhou ({zones}) (got cn-hangzhou-z)"
+        f"gpu-cloud:network.privateSubnets.1.zone: not a zone of region cn-hangzhou ({zones}) (got cn-hangzhou-z)",
+        f"gpu-cloud:network.podSubnets.1.zone: not a zone of region cn-hangzhou ({zones}) (got cn-hangzhou-z)",
     ]
 
 

@@ -288,10 +288,11 @@ def download_source_problem(
     return ""
 
 
+RUNNER_PACK = "--policy-pack gpu_cloud/policies --policy-pack-config stacks/policy-config.json"
 RUNNER_COMMANDS = {
     "init": ["pulumi stack select {stack} || pulumi stack init {stack} --secrets-provider passphrase"],
-    "preview": ["pulumi preview --stack {stack} --policy-pack gpu_cloud/policies"],
-    "up": ["pulumi up --yes --stack {stack} --policy-pack gpu_cloud/policies"],
+    "preview": ["pulumi preview --stack {stack} " + RUNNER_PACK],
+    "up": ["pulumi up --yes --stack {stack} " + RUNNER_PACK],
 }
 """What the Alibaba runner's Cloud Assistant command (bootstrap/alicloud_runner.sh) runs with Pulumi, after it logged in
 to the bootstrap's backend, per ``pulumiCommand``."""

@@ -19,7 +19,7 @@ import pytest
 from gpu_cloud.components import alicloud as ali
 from gpu_cloud.components import aws as amz
 from gpu_cloud.components import k8s as kube
-from gpu_cloud.components.alicloud.identity import checkpoint_policy
+from gpu_cloud.components.alicloud.identity import KeyScope, checkpoint_policy
 from gpu_cloud.components.aws.expander import expander_priorities
 from gpu_cloud.components.aws.identity import cluster_autoscaler_statements
 from gpu_cloud.components.spec import (
@@ -240,7 +240,9 @@ def _alicloud() -> None:
             service_account="training",
             oidc_provider_arn="acs:ram::1234567890123456:oidc-provider/ack-rrsa-c1",
             oidc_issuer_url="https://oidc-ack-cn-hangzhou.oss-cn-hangzhou-internal.aliyuncs.com/c1",
-            policy_document=checkpoint_policy("1234567890123456", "cn-hangzhou", "gpucloud-test"),
+            policy_document=checkpoint_policy(
+                KeyScope("cn-hangzhou", "1234567890123456", "alias/gpucloud-test"), "gpucloud-test"
+            ),
             tags=TAGS,
         ),
         opts=opts,

@@ -347,17 +347,18 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "kubernetes:storage.k8s.io/v1:StorageClass": 1,
     },
     "prod-cn": {
-        "alicloud:cs/kubernetesPermission:KubernetesPermission": 2,
+        "alicloud:cs/kubernetesPermission:KubernetesPermission": 3,
         "alicloud:cs/managedKubernetes:ManagedKubernetes": 1,
         "alicloud:cs/autoscalingConfig:AutoscalingConfig": 1,
         "alicloud:cs/kubernetesAddon:KubernetesAddon": 1,
         "alicloud:cs/nodePool:NodePool": 5,
         "alicloud:ecs/eipAddress:EipAddress": 1,
         "alicloud:ecs/eipAssociation:EipAssociation": 1,
-        "alicloud:ecs/securityGroupRule:SecurityGroupRule": 1,
         "alicloud:kms/alias:Alias": 1,
         "alicloud:kms/key:Key": 1,
         "alicloud:nlb/securityPolicy:SecurityPolicy": 1,
+        "alicloud:oos/execution:Execution": 1,
+        "alicloud:oos/template:Template": 1,
         "alicloud:oss/bucket:Bucket": 1,
         "alicloud:oss/bucketAcl:BucketAcl": 1,
         "alicloud:oss/bucketHttpsConfig:BucketHttpsConfig": 1,
@@ -367,12 +368,14 @@ EXPECTED_COUNTS: dict[str, dict[str, int]] = {
         "alicloud:ram/policy:Policy": 6,
         "alicloud:ram/role:Role": 6,
         "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment": 6,
+        "alicloud:slb/acl:Acl": 1,
+        "alicloud:slb/aclEntryAttachment:AclEntryAttachment": 3,
         "alicloud:vpc/natGateway:NatGateway": 1,
         "alicloud:vpc/network:Network": 2,
         "alicloud:vpc/peerConnection:PeerConnection": 2,
         "alicloud:vpc/routeEntry:RouteEntry": 4,
-        "alicloud:vpc/snatEntry:SnatEntry": 2,
-        "alicloud:vpc/switch:Switch": 4,
+        "alicloud:vpc/snatEntry:SnatEntry": 4,
+        "alicloud:vpc/switch:Switch": 6,
         "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy": 1,
         "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding": 1,
         "kubernetes:apps/v1:Deployment": 2,
@@ -515,8 +518,8 @@ def test_the_deploy_runner_reaches_the_private_api(stack: str) -> None:
     Kubernetes object waits for that path (docs/deploy.md)."""
     aws_cloud = stack != "prod-cn"
     runner_cidr = "10.250.0.0/22" if aws_cloud else "10.251.0.0/24"
-    rule = named(stack, f"{stack}-deploy-api")
     if aws_cloud:
+        rule = named(stack, f"{stack}-deploy-api")
         assert {k: rule.inputs[k] for k in ("type", "protocol", "fromPort", "toPort", "cidrBlocks")} == {
             "type": "ingress",
             "protocol": "tcp",
@@ -532,15 +535,12 @@ def test_the_deploy_runner_reaches_the_private_api(stack: str) -> None:
         }
         assert named(stack, f"{stack}-deploy-peering-requester").inputs["peerVpcId"] == "vpc-0e5d7c3a9b1f24680"
     else:
-        assert {k: rule.inputs[k] for k in ("type", "ipProtocol", "portRange", "cidrIp", "policy")} == {
-            "type": "ingress",
-            "ipProtocol": "tcp",
-            "portRange": "6443/6443",
-            "cidrIp": runner_cidr,
-            "policy": "accept",
-        }
+        # ACK: the API server's CLB allow list admits the runner VPC (review alicloud.md F3); no security group rule.
+        entries = of_type(stack, "alicloud:slb/aclEntryAttachment:AclEntryAttachment")
+        assert [e.inputs["entry"] for e in entries] == ["100.104.0.0/16", "10.30.0.0/16", runner_cidr]
         routes = [r for r in of_type(stack, "alicloud:vpc/routeEntry:RouteEntry") if "deploy" in r.name]
         assert sorted(r.inputs["destinationCidrblock"] for r in routes) == ["10.251.0.0/24", "10.30.0.0/16"]
+        rule = named(stack, f"{stack}-deploy-peering-connection")
     provider = named(stack, f"{stack}-kubernetes")
     assert rule.urn in provider.dependencies
 
@@ -742,7 +742,13 @@ def test_prod_cn_grants_bind_cluster_roles_and_namespaces_the_plan_declares() ->
     (a namespaced Role would bind nothing), every namespace one of its Namespaces, and the grant waits for both."""
     cluster_roles = {r.inputs["metadata"]["name"]: r.urn for r in of_type("prod-cn", CLUSTER_ROLE)}
     namespaces = {r.inputs["metadata"]["name"] for r in of_type("prod-cn", "kubernetes:core/v1:Namespace")}
-    grants = of_type("prod-cn", "alicloud:cs/kubernetesPermission:KubernetesPermission")
+    every = of_type("prod-cn", "alicloud:cs/kubernetesPermission:KubernetesPermission")
+    # The deployer role's grant is ACK's predefined admin on the cluster (ClusterAdmins); the rest bind custom roles.
+    [deployer] = [g for g in every if g.name == "prod-cn-admins-ml-platform-deployer"]
+    assert [(p["roleName"], p["roleType"], p["isCustom"]) for p in deployer.inputs["permissions"]] == [
+        ("admin", "cluster", False)
+    ]
+    grants = [g for g in every if g is not deployer]
     assert len(grants) == 2
     for grant in grants:
         for permission in grant.inputs["permissions"]:

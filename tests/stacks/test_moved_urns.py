@@ -30,16 +30,37 @@ DATA_VPC_INTERFACE_ENDPOINTS = {"endpoints-sg", "ecr-api", "ecr-dkr", "sts", "ec
 """The children of a data network (``<env>-data-network-<part>``) that were its interface endpoints."""
 
 
+ALICLOUD_ADDED = {
+    # The ACK API server's allow list (alicloud.md F3) and the deployer roles' cluster administration (F4).
+    ("alicloud:slb/acl:Acl", ".+"),
+    ("alicloud:slb/aclEntryAttachment:AclEntryAttachment", ".+"),
+    ("alicloud:oos/template:Template", ".+"),
+    ("alicloud:oos/execution:Execution", ".+"),
+    ("gpucloud:alicloud:ClusterAdmins", ".+"),
+    ("alicloud:cs/kubernetesPermission:KubernetesPermission", r".+-admins-.+"),
+    # Terway's pod vswitches and their SNAT entries (F7).
+    ("alicloud:vpc/switch:Switch", r".+-pod-vswitch-\d+"),
+    ("alicloud:vpc/snatEntry:SnatEntry", r".+-pod-snat-\d+"),
+}
+"""prod-cn's resources added after d33a4b8, as (type, name pattern)."""
+
+
 def added_on_purpose(stack: str, resource: RecordedResource) -> bool:
     """What issues 24 and 25 added after d33a4b8: the deployer role's EKS access entry (aws.md A8), :data:`ADDED`,
-    and staging's own data VPC (the stack it referenced was in no backend of the documented sequence)."""
+    staging's own data VPC (the stack it referenced was in no backend of the documented sequence) and prod-cn's
+    :data:`ALICLOUD_ADDED`."""
     if resource.name.startswith(f"{stack}-gpu-admin-") or ADDED.search(resource.name):
         return True
+    if stack == "prod-cn":
+        return any(resource.type == t and re.fullmatch(n, resource.name) for t, n in ALICLOUD_ADDED)
     return stack == "staging" and resource.name.startswith(("staging-data-network", "staging-peer-kms", "aws-peer"))
 
 
 def removed_on_purpose(old: str) -> bool:
-    """What issue 24 removed after d33a4b8: the interface endpoints of data VPCs, where no node runs (aws.md A11)."""
+    """What issue 24 removed after d33a4b8: the interface endpoints of data VPCs, where no node runs (aws.md A11), and
+    prod-cn's security group rule on 6443, which gated nothing behind ACK's API load balancer (alicloud.md F3)."""
+    if old == "urn:pulumi:prod-cn::gpu-cloud::alicloud:ecs/securityGroupRule:SecurityGroupRule::prod-cn-deploy-api":
+        return True
     _, data_network, part = _name(old).partition("-data-network-")
     return bool(data_network) and part in DATA_VPC_INTERFACE_ENDPOINTS
 

@@ -20,9 +20,12 @@ from gpu_cloud.components.spec import GpuNodePoolSpec, PoolPurpose, Problem, Spo
 from gpu_cloud.components.versions import ACK_NVIDIA_DRIVER_VERSION
 
 __all__ = [
+    "CGROUP_V1_REMOVED",
+    "CGROUP_V2_IMAGE_TYPES",
     "CHARGE_POST_PAID",
     "DRIVER_VERSION_LABEL",
     "GPU_TAINT",
+    "IMAGE_TYPES",
     "SCALING_GPU",
     "SCALING_GPU_SHARE",
     "SCALING_SPOT",
@@ -42,10 +45,40 @@ _ARM_FAMILIES = re.compile(r"^ecs\.[a-z]+\d+[ry]\.")
 """ECS families on Arm CPUs end their name in ``r`` (Ampere Altra, e.g. g6r) or ``y`` (Yitian 710, e.g. g8y)
 (Alibaba Cloud ECS instance families: g8y, c8y, r8y, g6r, c6r). GPU types come from the catalog."""
 
-IMAGE_TYPES = {"x86_64": "AliyunLinux3", "arm64": "AliyunLinux3Arm64"}
-"""Node OS per CPU architecture (cs.NodePool ``image_type``): Alibaba Cloud Linux 3, which ACK recommends since
-1.30 dropped Alinux 2 and CentOS (ACK 1.30 release notes). ACK installs the NVIDIA driver on GPU nodes of
-system images itself (https://www.alibabacloud.com/help/en/document_detail/207292.html)."""
+CGROUP_V1_REMOVED = "1.35"
+"""The first Kubernetes minor whose kubelet refuses to start on cgroup v1: "As of version 1.35, Kubernetes no longer
+supports cgroup v1 ... Node operating systems must support cgroup v2. Otherwise, the kubelet will not start" (ACK,
+"ACK Releases Kubernetes 1.35 Version Guide", https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/
+user-guide/kubernetes-1-35-release-notes, updated Mar 01, 2026, read 2026-12-03)."""
+
+CGROUP_V2_IMAGE_TYPES = frozenset(
+    {"AliyunLinux3ContainerOptimized", "AliyunLinux4ContainerOptimized", "AliyunLinux4ContainerOptimizedArm64"}
+)
+"""The cs.NodePool ``image_type`` values whose OS runs cgroup v2 by default (sources at IMAGE_TYPES)."""
+
+IMAGE_TYPES = {"x86_64": "AliyunLinux3ContainerOptimized", "arm64": "AliyunLinux4ContainerOptimizedArm64"}
+"""Node OS per CPU architecture (cs.NodePool ``image_type``, whose pulumi-alicloud 4.0.0 docstring lists
+``AliyunLinux3ContainerOptimized`` "Alinux3 container-optimized image" and ``AliyunLinux4ContainerOptimizedArm64``
+"Alinux4 container-optimized image ARM version"). Every Kubernetes minor the project pins on ACK is 1.35 or later
+(versions.ACK_KUBERNETES_RELEASES), so every node needs cgroup v2 (CGROUP_V1_REMOVED):
+
+* "Alibaba Cloud Linux 3 container-optimized images use control group (cgroup) v2" (Alibaba Cloud Linux, "Alibaba
+  Cloud Linux 3 container-optimized images", https://www.alibabacloud.com/help/id/alinux/user-guide/
+  alibaba-cloud-linux-3-container-optimized-images, read 2026-12-03); ACK's "Migrate nodes to cgroup v2" lists
+  "Alibaba Cloud Linux 3.2104 LTS 64-bit container-optimized, Alibaba Cloud Linux 4 LTS 64-bit container-optimized"
+  among the systems on cgroup v2 by default, and not the standard Alibaba Cloud Linux 3 (``AliyunLinux3``, cgroup v1
+  by default), nor Alinux 3's Arm image (review alicloud.md F1, quoting
+  https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/migrate-nodes-to-cgroupv2).
+* x86_64 keeps Alibaba Cloud Linux 3 (kernel 5.10, like the standard image ACK's NVIDIA driver list was written for)
+  rather than Alinux 4: the pinned driver (versions.ACK_NVIDIA_DRIVER_VERSION) is listed as supported for ACK 1.28
+  and later, and ACK installs its default driver instead of a pinned one it finds incompatible with the OS kernel
+  ("List of NVIDIA driver versions supported by ACK", https://www.alibabacloud.com/help/en/document_detail/
+  2402382.html, updated Mar 26, 2026). ContainerOS is not used: "Not supported on GPU nodes" (review F1,
+  doc-detail/353150).
+* Arm has no Alinux 3 container-optimized image, so Arm CPU pools (no GPU type in the catalog is Arm) use Alinux 4's.
+
+ACK installs the NVIDIA driver on GPU nodes of system images itself
+(https://www.alibabacloud.com/help/en/document_detail/207292.html)."""
 
 DRIVER_VERSION_LABEL = "ack.aliyun.com/nvidia-driver-version"
 """Node pool label that pins the NVIDIA driver ACK installs on new nodes
@@ -228,8 +261,10 @@ def node_pool(
         instance_types=list(shape.instance_types),
         instance_charge_type=CHARGE_POST_PAID,
         image_type=IMAGE_TYPES[_arch(shape)],
-        # No public IP on any node: no bandwidth, no EIP (egress goes through the VPC's SNAT).
-        internet_max_bandwidth_out=0,
+        # No public IP on any node: no public bandwidth and no EIP. ``internet_max_bandwidth_out`` is left unset: its
+        # values are "[1,100]" Mbit/s (cs.NodePool docstring) and the provider sends it only when set (GetOk,
+        # terraform-provider-alicloud@81c43b67 resource_alicloud_cs_kubernetes_node_pool.go:1441), so an explicit 0
+        # was never sent; unset is what gives a node no public bandwidth (review alicloud.md N1).
         system_disk_category=DISK_CATEGORY,
         system_disk_size=SYSTEM_DISK_GIB,
         system_disk_encrypted=True,

@@ -79,10 +79,16 @@ class ClusterAutoscaling(pulumi.ComponentResource):
             scale_up_from_zero=True,
             scale_down_enabled=True,
             # The same policy as the EKS autoscaler's flags (components.k8s.addons): CPU nodes under half requested,
-            # GPU nodes under 30 %, unneeded for 10 minutes.
+            # GPU nodes under 30 %. ``unneeded_duration`` is not how long a node must be unneeded: it is the delay
+            # "after the most recent scale-out" before scale-in is considered, and ``cool_down_duration`` the wait
+            # "between detecting a scale-in requirement ... and actually executing" it (cs.AutoscalingConfig
+            # docstrings, pulumi-alicloud 4.0.0; the provider's Read swaps the two, terraform-provider-alicloud@81c43b67
+            # resource_alicloud_cs_autoscaling_config.go:152-156, so only equal values read back unchanged). Both are
+            # set to ACK's default, 10 minutes (review alicloud.md F13).
             utilization_threshold="0.5",
             gpu_utilization_threshold=GPU_UTILIZATION_THRESHOLD,
             unneeded_duration="10m",
+            cool_down_duration="10m",
             opts=child_options(self),
         )
         self.register_outputs({})

@@ -17,7 +17,7 @@ A program builds one in a few lines::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ from gpu_cloud.components.alicloud.autoscaling import ClusterAutoscaling, Cluste
 from gpu_cloud.components.alicloud.cluster import GpuCluster, GpuClusterArgs
 from gpu_cloud.components.alicloud.gpu_sharing import GpuSharing, GpuSharingArgs
 from gpu_cloud.components.alicloud.identity import (
+    KeyScope,
     RrsaRole,
     RrsaRoleArgs,
     checkpoint_policy,
@@ -39,7 +40,7 @@ from gpu_cloud.components.alicloud.kms import KmsKey, KmsKeyArgs
 from gpu_cloud.components.alicloud.network import PrivateNetwork, PrivateNetworkArgs
 from gpu_cloud.components.alicloud.node_pool import GpuNodePool, GpuNodePoolArgs
 from gpu_cloud.components.alicloud.peering import PrivateVpcPeering, PrivateVpcPeeringArgs
-from gpu_cloud.components.alicloud.rbac import GpuAdminAccess, GpuAdminAccessArgs
+from gpu_cloud.components.alicloud.rbac import ClusterAdmins, ClusterAdminsArgs, GpuAdminAccess, GpuAdminAccessArgs
 from gpu_cloud.components.alicloud.spot import SpotGpuGroup, SpotGpuGroupArgs
 from gpu_cloud.components.alicloud.storage import CheckpointBucket, CheckpointBucketArgs, checkpoint_bucket_name
 from gpu_cloud.components.alicloud.tls import Tls13ListenerPolicy, Tls13ListenerPolicyArgs
@@ -87,6 +88,10 @@ class GpuEnvironmentArgs:
     kms_instance_id: pulumi.Input[str] | None = None
     """The software KMS instance that holds the key, when the config names none (``kms.alicloudKmsInstanceId``): the
     one the account's bootstrap publishes (``bootstrap_facts.KMS_INSTANCE_ID``)."""
+    deployer_role_arns: Sequence[str] = ()
+    """The RAM roles that run ``pulumi up`` for the environment (the bootstrap's fact
+    ``bootstrap_facts.DEPLOYER_ROLE_ARNS``): each is made an ACK cluster administrator (ClusterAdmins). Plain text:
+    one grant per role."""
 
 
 class GpuEnvironment(pulumi.ComponentResource):
@@ -132,7 +137,9 @@ class GpuEnvironment(pulumi.ComponentResource):
         account_id = alicloud.get_caller_identity(opts=pulumi.InvokeOptions(provider=provider)).account_id
 
         network = PrivateNetwork(
-            f"{name}-network", PrivateNetworkArgs(spec=config.network, tags=tags), was_top_level(self)
+            f"{name}-network",
+            PrivateNetworkArgs(spec=config.network, tags=tags, protect=config.protect_stateful),
+            was_top_level(self),
         )
         key = KmsKey(
             f"{name}-key",
@@ -151,10 +158,14 @@ class GpuEnvironment(pulumi.ComponentResource):
                 spec=config.cluster,
                 network=config.network,
                 vswitch_ids=network.vswitch_ids,
+                pod_vswitch_ids=network.pod_vswitch_ids,
                 kms_key_id=key.key_id,
                 tags=tags,
                 protect=config.protect_stateful,
                 cluster_name=owned_base(name, "gpu"),
+                # The API server's allow list: the deploy runner's VPC besides the cluster's own and ACK's.
+                api_clients=[config.deploy.runner_vpc_cidr],
+                egress=network.egress,
             ),
             was_top_level(self),
         )
@@ -168,7 +179,9 @@ class GpuEnvironment(pulumi.ComponentResource):
         sharing = None
         if any(p.gpu_time_slicing_replicas is not None for p in config.node_pools):
             sharing = GpuSharing(
-                f"{name}-gpu-sharing", GpuSharingArgs(cluster_id=cluster.cluster_id), was_top_level(self)
+                f"{name}-gpu-sharing",
+                GpuSharingArgs(cluster_id=cluster.cluster_id, nodes=[cluster.system_pool]),
+                was_top_level(self),
             )
         node_pools = {
             p.name: GpuNodePool(
@@ -192,7 +205,7 @@ class GpuEnvironment(pulumi.ComponentResource):
         )
         if config.peering is not None:
             outputs |= self._peer(name, args, config.peering, network, account_id)
-        deploy_path = self._deploy_path(name, args, network, cluster, provider, account_id)
+        deploy_path = self._deploy_path(name, args, network, provider, account_id)
         outputs["deployRunnerVpcId"] = args.runner_vpc_id
         bucket: CheckpointBucket | None = None
         bucket_roles: dict[BucketAccess, RrsaRole] = {}
@@ -215,6 +228,8 @@ class GpuEnvironment(pulumi.ComponentResource):
         if config.checkpoint_bucket is not None:
             prefix = owned_base(name, CHECKPOINT_PREFIX)
             bucket_name = checkpoint_bucket_name(prefix, account_id)
+            # The RRSA roles use exactly the environment's key, named by its tag (review alicloud.md F8).
+            key_scope = KeyScope(config.region, account_id, key.alias_name)
             bucket = CheckpointBucket(
                 f"{name}-checkpoints",
                 CheckpointBucketArgs(
@@ -230,7 +245,7 @@ class GpuEnvironment(pulumi.ComponentResource):
             outputs["checkpointBucket"] = bucket.bucket_name
             # Each ServiceAccount that reaches the bucket reaches only its part, through its own role.
             for reach in bucket_accesses(config):
-                policy = _bucket_policy(reach, account_id, config.region, bucket_name)
+                policy = _bucket_policy(reach, key_scope, bucket_name)
                 role = _ROLE_BASES[reach.kind].format(reach.name)
                 bucket_roles[reach] = identity(reach.name, role, reach.namespace, reach.service_account, policy)
 
@@ -244,13 +259,26 @@ class GpuEnvironment(pulumi.ComponentResource):
             *[pulumi.Output.concat(zone, ":", ids[0]) for zone, ids in network.vswitch_ids_by_zone.items()]
         ).apply(",".join)
         model_bucket = bucket.bucket_name if bucket is not None else None
+        # Every deployer role administers the cluster (not only the creator); the Kubernetes layer waits for it, and
+        # a destroy removes the layer before the grants.
+        admins = ClusterAdmins(
+            f"{name}-admins",
+            ClusterAdminsArgs(cluster_id=cluster.cluster_id, role_arns=args.deployer_role_arns),
+            pulumi.ResourceOptions(parent=self),
+        )
         self.kubernetes = KubernetesLayer(
             name,
             KubernetesLayerArgs(
                 config=config,
                 cluster=ClusterHandle(
                     kubeconfig=cluster.kubeconfig,
-                    ready=[cluster, autoscaling, *deploy_path, *([sharing.addon] if sharing is not None else [])],
+                    ready=[
+                        cluster,
+                        autoscaling,
+                        admins,
+                        *deploy_path,
+                        *([sharing.addon] if sharing is not None else []),
+                    ],
                     pools={**node_pools, **spot_groups},
                     driver_version=ACK_NVIDIA_DRIVER_VERSION,
                     model_bucket=model_bucket,
@@ -311,7 +339,7 @@ class GpuEnvironment(pulumi.ComponentResource):
             # A data VPC with no internet path at all.
             data = PrivateNetwork(
                 f"{name}-data-network",
-                PrivateNetworkArgs(spec=data_spec, tags=dict(args.config.tags)),
+                PrivateNetworkArgs(spec=data_spec, tags=dict(args.config.tags), protect=args.config.protect_stateful),
                 was_top_level(self, provider=peer_provider),
             )
             peer: tuple[pulumi.Input[str], pulumi.Input[str]] = (data.vpc_id, data.route_table_id)
@@ -354,12 +382,13 @@ class GpuEnvironment(pulumi.ComponentResource):
         name: str,
         args: GpuEnvironmentArgs,
         network: PrivateNetwork,
-        cluster: GpuCluster,
         provider: pulumi.ProviderResource,
         account_id: str,
     ) -> list[pulumi.Resource]:
         """The path from the deploy runner to the private API: a peering with the runner VPC (same region, routes both
-        ways) and a rule of the cluster security group admitting the runner VPC on the API server port 6443."""
+        ways). What admits the runner is the API server's allow list, on its CLB's 6443 listener (GpuCluster
+        ``api_clients``): a security group rule on the cluster's group does not gate that listener (review
+        alicloud.md F3, ACK "Configure access control policies for the API server")."""
         config = args.config
         deploy = config.deploy
         # The runner's VPC is no config of this stack's (its ids come from the bootstrap's parameters, as inputs):
@@ -373,32 +402,20 @@ class GpuEnvironment(pulumi.ComponentResource):
         )
         runner = (args.runner_vpc_id, args.runner_route_table_id)
         # Same region: the peer side is on the environment's own provider.
-        peering = self._peering(f"{name}-deploy-peering", config, network, spec, runner, provider, account_id)
-        rule = alicloud.ecs.SecurityGroupRule(
-            f"{name}-deploy-api",
-            type="ingress",
-            ip_protocol="tcp",
-            port_range="6443/6443",
-            cidr_ip=str(deploy.runner_vpc_cidr),
-            policy="accept",
-            description="Kubernetes API from the deploy runner VPC",
-            security_group_id=cluster.security_group_id,
-            opts=was_top_level(self),
-        )
-        return [peering, rule]
+        return [self._peering(f"{name}-deploy-peering", config, network, spec, runner, provider, account_id)]
 
 
 _ROLE_BASES = {AccessKind.MODEL: "{}-inference", AccessKind.TRAINING: "gpu-training", AccessKind.JOB: "{}-checkpoints"}
 """The base of each RRSA role's name by what it reaches (with the access's name)."""
 
 
-def _bucket_policy(access: BucketAccess, account_id: str, region: str, bucket_name: str) -> str:
-    """The RAM policy of ``access``'s role in the bucket ``bucket_name``."""
+def _bucket_policy(access: BucketAccess, key: KeyScope, bucket_name: str) -> str:
+    """The RAM policy of ``access``'s role in the bucket ``bucket_name``, its objects encrypted with ``key``."""
     if access.kind is AccessKind.MODEL:
-        return model_read_policy(account_id, region, bucket_name, access.prefix)
+        return model_read_policy(key, bucket_name, access.prefix)
     if access.kind is AccessKind.JOB:
-        return job_checkpoint_policy(account_id, region, bucket_name, access.prefix)
-    return checkpoint_policy(account_id, region, bucket_name)
+        return job_checkpoint_policy(key, bucket_name, access.prefix)
+    return checkpoint_policy(key, bucket_name)
 
 
 def _region_provider(opts: pulumi.ResourceOptions | None) -> pulumi.ProviderResource | None:

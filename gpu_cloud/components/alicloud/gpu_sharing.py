@@ -23,6 +23,7 @@ version).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
@@ -45,9 +46,14 @@ class GpuSharingArgs:
 
     Attributes:
         cluster_id: The ACK cluster (ACK Pro: GPU sharing needs the ACK Pro scheduler).
+        nodes: What the add-on waits for: the cluster's first nodes (GpuCluster.system_pool). The provider waits for
+            the install task to succeed within its create timeout (terraform-provider-alicloud@81c43b67
+            service_alicloud_cs.go:620-666, resource_alicloud_cs_kubernetes_addon.go:27: 10 minutes); with no node to
+            run on, a task that waits for the add-on's pods would race the system pool (review alicloud.md F10).
     """
 
     cluster_id: pulumi.Input[str]
+    nodes: Sequence[pulumi.Resource] = ()
 
 
 class GpuSharing(pulumi.ComponentResource):
@@ -59,6 +65,9 @@ class GpuSharing(pulumi.ComponentResource):
     def __init__(self, name: str, args: GpuSharingArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpucloud:alicloud:GpuSharing", name, None, opts)
         self.addon = alicloud.cs.KubernetesAddon(
-            f"{name}-addon", cluster_id=args.cluster_id, name=GPU_SHARING_ADDON, opts=child_options(self)
+            f"{name}-addon",
+            cluster_id=args.cluster_id,
+            name=GPU_SHARING_ADDON,
+            opts=child_options(self, depends_on=list(args.nodes)),
         )
         self.register_outputs({})

@@ -15,6 +15,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_cloud.components.alicloud._common import attached_policy, check, child_options
+from gpu_cloud.components.alicloud.kms import key_use_statement
 from gpu_cloud.components.naming import RAM_ROLE, physical_name
 from gpu_cloud.components.spec import Problem
 
@@ -22,6 +23,7 @@ __all__ = [
     "CHECKPOINT_KEY_ACTIONS",
     "CHECKPOINT_OBJECT_ACTIONS",
     "OIDC_AUDIENCE",
+    "KeyScope",
     "RrsaRole",
     "RrsaRoleArgs",
     "checkpoint_policy",
@@ -48,6 +50,24 @@ CHECKPOINT_OBJECT_ACTIONS = (
 CHECKPOINT_KEY_ACTIONS = ("kms:Decrypt", "kms:GenerateDataKey")
 """SSE-KMS with a customer key: OSS asks KMS for data keys on the caller's behalf (OSS server-side encryption,
 "SSE-KMS": the RAM identity needs kms:GenerateDataKey to upload and kms:Decrypt to download)."""
+
+
+@dataclass(frozen=True)
+class KeyScope:
+    """The one KMS key a policy's key statement names: the environment's (KmsKey.alias_name), in its account and
+    region. Its id is unknown until it exists, so the statement names it by its tag (kms.key_use_statement): the
+    document is readable at preview, and no other key of the account is usable (review alicloud.md F8)."""
+
+    region: str
+    """The key's region."""
+    account_id: str
+    """The account (uid): the key's, and the bucket's."""
+    alias_name: str
+    """The key's alias, the value of its KEY_TAG."""
+
+    def statement(self, actions: Sequence[str]) -> dict[str, Any]:
+        """Allow ``actions`` on this key only."""
+        return key_use_statement(actions, self.region, self.account_id, self.alias_name)
 
 
 @dataclass
@@ -140,52 +160,47 @@ def rrsa_trust_policy(provider_arn: str, issuer_url: str, namespace: str, servic
     return json.dumps({"Statement": [statement], "Version": "1"}, sort_keys=True)
 
 
-def checkpoint_policy(account_id: str, region: str, bucket_name: str) -> str:
-    """Read and write objects of checkpoint bucket ``bucket_name`` and use the region's KMS keys for its SSE-KMS.
-
-    The key's id is unknown until it exists and RAM has no alias condition for KMS, so the KMS statement covers the
-    account's keys in the region with only the two data-key actions (OSS calls them for this bucket's objects).
-    """
+def checkpoint_policy(key: KeyScope, bucket_name: str) -> str:
+    """Read and write objects of checkpoint bucket ``bucket_name`` and use ``key`` for its SSE-KMS (OSS calls the
+    two data-key actions for this bucket's objects)."""
+    account_id = key.account_id
     statements: Sequence[dict[str, Any]] = [
         {
             "Action": list(CHECKPOINT_OBJECT_ACTIONS),
             "Effect": "Allow",
             "Resource": [f"acs:oss:*:{account_id}:{bucket_name}", f"acs:oss:*:{account_id}:{bucket_name}/*"],
         },
-        {
-            "Action": list(CHECKPOINT_KEY_ACTIONS),
-            "Effect": "Allow",
-            "Resource": [f"acs:kms:{region}:{account_id}:key/*"],
-        },
+        key.statement(CHECKPOINT_KEY_ACTIONS),
     ]
     return json.dumps({"Statement": list(statements), "Version": "1"}, sort_keys=True)
 
 
-def model_read_policy(account_id: str, region: str, bucket_name: str, model_source: str) -> str:
-    """List and read only the model under ``model_source`` in ``bucket_name``, and decrypt it (SSE-KMS).
+def model_read_policy(key: KeyScope, bucket_name: str, model_source: str) -> str:
+    """List and read only the model under ``model_source`` in ``bucket_name``, and decrypt it with ``key``
+    (SSE-KMS).
 
     ListObjects is a bucket-level action; the ``oss:Prefix`` condition key limits it to the model's prefix (OSS
-    "RAM policy" condition keys). The KMS statement is the same as :func:`checkpoint_policy`'s, with Decrypt only.
+    "RAM policy" condition keys).
     """
-    return _prefix_policy(account_id, region, bucket_name, model_source, ("oss:GetObject",), ("kms:Decrypt",))
+    return _prefix_policy(key, bucket_name, model_source, ("oss:GetObject",), ("kms:Decrypt",))
 
 
-def job_checkpoint_policy(account_id: str, region: str, bucket_name: str, checkpoint_prefix: str) -> str:
+def job_checkpoint_policy(key: KeyScope, bucket_name: str, checkpoint_prefix: str) -> str:
     """Read, write and prune only the checkpoints under ``checkpoint_prefix`` in ``bucket_name`` (one training job's
     identity): ListObjects limited by ``oss:Prefix``, the object actions on that prefix, the data-key actions."""
     objects = tuple(a for a in CHECKPOINT_OBJECT_ACTIONS if a not in ("oss:ListObjects", "oss:GetBucketInfo"))
-    return _prefix_policy(account_id, region, bucket_name, checkpoint_prefix, objects, CHECKPOINT_KEY_ACTIONS)
+    return _prefix_policy(key, bucket_name, checkpoint_prefix, objects, CHECKPOINT_KEY_ACTIONS)
 
 
 def _prefix_policy(
-    account_id: str,
-    region: str,
+    key: KeyScope,
     bucket_name: str,
     object_prefix: str,
     object_actions: Sequence[str],
     key_actions: Sequence[str],
 ) -> str:
     prefix = object_prefix.removesuffix("/")
+    account_id = key.account_id
     statements: Sequence[dict[str, Any]] = [
         {
             "Action": ["oss:ListObjects"],
@@ -198,6 +213,6 @@ def _prefix_policy(
             "Effect": "Allow",
             "Resource": [f"acs:oss:*:{account_id}:{bucket_name}/{prefix}/*"],
         },
-        {"Action": list(key_actions), "Effect": "Allow", "Resource": [f"acs:kms:{region}:{account_id}:key/*"]},
+        key.statement(key_actions),
     ]
     return json.dumps({"Statement": list(statements), "Version": "1"}, sort_keys=True)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -13,7 +14,7 @@ from gpu_cloud.components.naming import ALICLOUD_KMS_ALIAS, physical_name
 from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import ALICLOUD_ROTATION_DAYS, KmsKeySpec, Problem
 
-__all__ = ["KmsKey", "KmsKeyArgs", "rotation_interval"]
+__all__ = ["KEY_TAG", "KmsKey", "KmsKeyArgs", "key_use_statement", "rotation_interval"]
 
 ENABLED = "Enabled"
 """kms.Key takes ``automatic_rotation`` and ``deletion_protection`` as the strings Enabled/Disabled."""
@@ -23,6 +24,24 @@ DISABLED = "Disabled"
 PROTECTION_REASON = "GPU environment key: secrets, disks and checkpoints depend on it"
 
 SECONDS_PER_DAY = 86400
+
+KEY_TAG = "gpucloud-key"
+"""A tag every KmsKey carries, whose value is the key's alias: RAM policies name the key by it. A key's id and ARN
+are unknown until it exists, and a policy document must be readable at preview (the policy pack decides on it
+then); KMS evaluates the ``kms:tag`` condition key on Encrypt, Decrypt, GenerateDataKey and the other key
+operations, in RAM custom policies ("根据密钥标签,筛选对API操作的访问权限", KMS, "策略(Policy)条件键",
+https://help.aliyun.com/zh/kms/security-and-compliance/condition-key, read 2026-12-03)."""
+
+
+def key_use_statement(actions: Sequence[str], region: str, account_id: str, alias_name: str) -> dict[str, Any]:
+    """A RAM policy statement allowing ``actions`` on the one key of the account and region tagged
+    ``KEY_TAG=alias_name`` (KmsKey.alias_name), known before the key exists."""
+    return {
+        "Action": list(actions),
+        "Effect": "Allow",
+        "Resource": [f"acs:kms:{region}:{account_id}:key/*"],
+        "Condition": {"StringEquals": {f"kms:tag/{KEY_TAG}": alias_name}},
+    }
 
 
 def rotation_interval(days: int) -> str:
@@ -74,6 +93,7 @@ class KmsKey(pulumi.ComponentResource):
             check([Problem("rotationDays", f"Alibaba Cloud keys rotate every {low}..{high} days", spec.rotation_days)])
         super().__init__("gpucloud:alicloud:KmsKey", name, None, opts)
         guard = protection(self, opts, args.protect)
+        alias_name = f"alias/{physical_name(ALICLOUD_KMS_ALIAS, args.alias or name)}"
         key = alicloud.kms.Key(
             f"{name}-key",
             description=f"{name}: GPU environment key (secrets, disks, checkpoints)",
@@ -85,10 +105,10 @@ class KmsKey(pulumi.ComponentResource):
             deletion_protection=ENABLED if guard.protect else DISABLED,
             deletion_protection_description=PROTECTION_REASON if guard.protect else None,
             dkms_instance_id=args.instance_id or spec.alicloud_kms_instance_id,
-            tags=dict(args.tags),
+            tags={**args.tags, KEY_TAG: alias_name},
             opts=stateful_options(self, guard),
         )
-        self.alias_name = f"alias/{physical_name(ALICLOUD_KMS_ALIAS, args.alias or name)}"
+        self.alias_name = alias_name
         alicloud.kms.Alias(f"{name}-alias", alias_name=self.alias_name, key_id=key.id, opts=child_options(self))
         self.key_id = key.id
         self.key_arn = key.arn

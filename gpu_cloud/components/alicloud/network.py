@@ -40,6 +40,10 @@ class PrivateNetworkArgs:
     """The VPC range, the vswitches (private subnets) and the egress mode."""
     tags: Mapping[str, str] = field(default_factory=dict)
     """Tags on every taggable child."""
+    protect: bool = True
+    """Deletion protection on the NAT gateway and its EIP (StackConfig.protect_stateful): the environment's only
+    public address and its egress are not released by a stray delete (vpc.NatGateway and ecs.EipAddress
+    ``deletion_protection``, both "Default value: false"; review alicloud.md N7)."""
 
 
 class PrivateNetwork(pulumi.ComponentResource):
@@ -58,8 +62,12 @@ class PrivateNetwork(pulumi.ComponentResource):
     """The vswitch ids, in the order of ``spec.private_subnets``."""
     vswitch_ids_by_zone: dict[str, list[pulumi.Output[str]]]
     """The vswitch ids of each zone."""
+    pod_vswitch_ids: list[pulumi.Output[str]]
+    """Terway's pod vswitches, in the order of ``spec.pod_subnets`` (empty without pod subnets)."""
     egress_ip: pulumi.Output[str] | None
     """The NAT gateway's public IP (NAT egress only)."""
+    egress: list[pulumi.Resource]
+    """The SNAT entries that give each vswitch its route out (empty without NAT egress): what a cluster waits for."""
 
     def __init__(self, name: str, args: PrivateNetworkArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         spec = args.spec
@@ -87,6 +95,21 @@ class PrivateNetwork(pulumi.ComponentResource):
             )
             for i, subnet in enumerate(spec.private_subnets)
         ]
+        # Terway's pod vswitches: ACK recommends them apart from the node vswitches, and the cluster takes them only
+        # at creation (cs.ManagedKubernetes ``pod_vswitch_ids``), so they exist before the first cluster (F7).
+        pod_vswitches = [
+            alicloud.vpc.Switch(
+                f"{name}-pod-vswitch-{i}",
+                vswitch_name=f"{name}-pods-{subnet.zone}-{i}",
+                vpc_id=vpc.id,
+                zone_id=subnet.zone,
+                cidr_block=str(subnet.cidr),
+                tags=tags,
+                opts=child_options(self),
+            )
+            for i, subnet in enumerate(spec.pod_subnets)
+        ]
+        self.pod_vswitch_ids = [v.id for v in pod_vswitches]
         self.vpc_id = vpc.id
         self.route_table_id = vpc.route_table_id
         self.vswitch_ids = [v.id for v in vswitches]
@@ -94,14 +117,26 @@ class PrivateNetwork(pulumi.ComponentResource):
         for subnet, vswitch in zip(spec.private_subnets, vswitches, strict=True):
             self.vswitch_ids_by_zone.setdefault(subnet.zone, []).append(vswitch.id)
         self.egress_ip = None
+        self.egress = []
         if spec.egress is EgressMode.NAT:
-            self.egress_ip = self._snat_egress(name, vpc, vswitches, tags)
+            self.egress_ip = self._snat_egress(name, vpc, vswitches, pod_vswitches, tags, args.protect)
         self.register_outputs(
-            {"vpcId": self.vpc_id, "routeTableId": self.route_table_id, "vswitchIds": self.vswitch_ids}
+            {
+                "vpcId": self.vpc_id,
+                "routeTableId": self.route_table_id,
+                "vswitchIds": self.vswitch_ids,
+                "podVswitchIds": self.pod_vswitch_ids,
+            }
         )
 
     def _snat_egress(
-        self, name: str, vpc: alicloud.vpc.Network, vswitches: list[alicloud.vpc.Switch], tags: dict[str, str]
+        self,
+        name: str,
+        vpc: alicloud.vpc.Network,
+        vswitches: list[alicloud.vpc.Switch],
+        pod_vswitches: list[alicloud.vpc.Switch],
+        tags: dict[str, str],
+        protect: bool,
     ) -> pulumi.Output[str]:
         # One Enhanced NAT gateway serves every zone (its availability mode defaults to CrossAZ, vpc.NatGateway
         # ``availability_mode``), so nat_per_zone has no Alibaba Cloud counterpart. The system route table gets
@@ -115,6 +150,7 @@ class PrivateNetwork(pulumi.ComponentResource):
             network_type=NAT_NETWORK_TYPE,
             payment_type="PayAsYouGo",
             internet_charge_type=NAT_CHARGE_TYPE,
+            deletion_protection=protect,
             tags=tags,
             opts=child_options(self),
         )
@@ -124,6 +160,7 @@ class PrivateNetwork(pulumi.ComponentResource):
             payment_type="PayAsYouGo",
             internet_charge_type=EIP_CHARGE_TYPE,
             bandwidth=EIP_BANDWIDTH_MBPS,
+            deletion_protection=protect,
             tags=tags,
             opts=child_options(self),
         )
@@ -134,14 +171,19 @@ class PrivateNetwork(pulumi.ComponentResource):
             instance_type=EIP_ASSOCIATION_NAT,
             opts=child_options(self),
         )
-        for i, vswitch in enumerate(vswitches):
-            alicloud.vpc.SnatEntry(
-                f"{name}-snat-{i}",
-                snat_entry_name=f"{name}-snat-{i}",
+        # An SNAT entry matches its source vswitch: pods leave from their pod vswitch's addresses, so each pod
+        # vswitch gets its own entry besides the node vswitches.
+        sources = [(f"{name}-snat-{i}", v) for i, v in enumerate(vswitches)]
+        sources += [(f"{name}-pod-snat-{i}", v) for i, v in enumerate(pod_vswitches)]
+        for entry_name, vswitch in sources:
+            entry = alicloud.vpc.SnatEntry(
+                entry_name,
+                snat_entry_name=entry_name,
                 snat_table_id=nat.snat_table_ids,
                 source_vswitch_id=vswitch.id,
                 snat_ip=eip.ip_address,
                 # The EIP must be bound to the gateway before an SNAT entry can use it.
                 opts=child_options(self, depends_on=[association]),
             )
+            self.egress.append(entry)
         return eip.ip_address

@@ -11,24 +11,31 @@ https://www.alibabacloud.com/help/doc-detail/202561.htm; read 2026-12-02).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpu_cloud.components.alicloud._common import attached_policy, child_options
+from gpu_cloud.components.alicloud._common import attached_policy, check, child_options
 from gpu_cloud.components.alicloud.cluster import CLUSTER_TAG_KEY
 from gpu_cloud.components.k8s.rbac import ADMIN_NAMESPACE_ROLE, ADMIN_ROLE, USER_ROLE
 from gpu_cloud.components.naming import RAM_ROLE, physical_name
-from gpu_cloud.components.spec import AccessSpec
+from gpu_cloud.components.spec import AccessSpec, Problem
 
 __all__ = [
+    "ACK_ADMIN_ROLE",
     "ADMIN_ACTIONS",
+    "RAM_ROLE_ARN",
     "USER_ACTIONS",
+    "ClusterAdmins",
+    "ClusterAdminsArgs",
     "GpuAdminAccess",
     "GpuAdminAccessArgs",
+    "ram_role_name",
     "scoped_policy",
     "trust_policy",
 ]
@@ -81,6 +88,79 @@ def scoped_policy(actions: Sequence[str], cluster_name: str) -> str:
 
 
 _Grant = alicloud.cs.KubernetesPermissionPermissionArgs
+
+RAM_ROLE_ARN = re.compile(r"^acs:ram::[0-9]+:role/([A-Za-z0-9.-]{1,64})$")
+"""A RAM role's ARN, ``acs:ram::<account>:role/<name>`` (the name: components.naming.RAM_ROLE's characters)."""
+
+ACK_ADMIN_ROLE = "admin"
+"""ACK's predefined cluster role for full administration (cs.KubernetesPermission ``role_name``: "Valid values
+``admin``, ``ops``, ``dev``, ``restricted`` and the custom cluster roles")."""
+
+
+def ram_role_name(arn: str) -> str | None:
+    """The role name of RAM role ARN ``arn``; None when it is not one."""
+    match = RAM_ROLE_ARN.match(arn)
+    return match.group(1) if match else None
+
+
+@dataclass
+class ClusterAdminsArgs:
+    """Inputs of a ClusterAdmins."""
+
+    cluster_id: pulumi.Input[str]
+    """The ACK cluster."""
+    role_arns: Sequence[str]
+    """The RAM roles that deploy the environment (the bootstrap's deployer roles,
+    bootstrap_facts.DEPLOYER_ROLE_ARNS)."""
+
+
+class ClusterAdmins(pulumi.ComponentResource):
+    """Every deployer role is an administrator of the cluster, not only the one that created it.
+
+    "By default, only the Alibaba Cloud account and the cluster creator have full administrative permissions" (ACK,
+    "Grant RBAC permissions to RAM users or RAM roles", https://www.alibabacloud.com/help/en/ack/
+    ack-managed-and-ack-dedicated/user-guide/grant-rbac-permissions-to-ram-users-or-ram-roles, read 2026-12-03;
+    review alicloud.md F4): a run as another deployer role would get 403 from the API server. Each role gets ACK's
+    predefined ``admin`` role on the cluster through GrantPermissions (cs.KubernetesPermission, which takes the RAM
+    role's id, "If you use Ram Role id, you need to set ``is_ram_role`` to ``true``"); the id is read by name
+    (ram.get_roles ``name_regex``). Children: ``<name>-<role name>`` per role.
+    """
+
+    def __init__(self, name: str, args: ClusterAdminsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        names = [ram_role_name(arn) for arn in args.role_arns]
+        check(
+            Problem(f"roleArns.{i}", "not a RAM role ARN (acs:ram::<account>:role/<name>)", arn)
+            for i, (arn, role_name) in enumerate(zip(args.role_arns, names, strict=True))
+            if role_name is None
+        )
+        super().__init__("gpucloud:alicloud:ClusterAdmins", name, None, opts)
+        for role_name in filter(None, names):
+            found = alicloud.ram.get_roles_output(
+                name_regex=f"^{re.escape(role_name)}$", opts=pulumi.InvokeOutputOptions(parent=self)
+            )
+            alicloud.cs.KubernetesPermission(
+                f"{name}-{role_name}",
+                uid=found.roles.apply(partial(_only_id, role_name=role_name)),
+                permissions=[
+                    _Grant(
+                        cluster=args.cluster_id,
+                        role_type="cluster",
+                        role_name=ACK_ADMIN_ROLE,
+                        is_custom=False,
+                        is_ram_role=True,
+                    )
+                ],
+                opts=child_options(self),
+            )
+        self.register_outputs({})
+
+
+def _only_id(roles: Sequence[Any], *, role_name: str) -> str:
+    """The id of the one role named ``role_name``."""
+    ids = [role.id for role in roles if role.name == role_name]
+    if len(ids) != 1:
+        raise pulumi.RunError(f"RAM role {role_name} (a deployer role) does not exist in this account")
+    return str(ids[0])
 
 
 def _permission(

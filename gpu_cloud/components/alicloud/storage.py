@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpu_cloud.components.alicloud._common import child_options, stateful_options
+from gpu_cloud.components.alicloud._common import stateful_options
 from gpu_cloud.components.naming import OSS_BUCKET, physical_name
 from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import CheckpointBucketSpec, ConfigError, Problem
@@ -24,6 +24,22 @@ VERSIONING_ENABLED = "Enabled"
 
 SSE_KMS = "KMS"
 """oss.BucketServerSideEncryption ``sse_algorithm``: SSE-KMS with the environment's key."""
+
+REDUNDANCY = "ZRS"
+"""oss.Bucket ``redundancy_type`` (LRS or ZRS, "Defaults to LRS"; set at creation): zone-redundant storage keeps the
+data in three zones of the region, so one zone's outage loses no checkpoint or state (OSS, "Zone-redundant storage",
+https://www.alibabacloud.com/help/doc-detail/90589.htm, the page the docstring links; read 2026-12-03)."""
+
+ABORT_MULTIPART_DAYS = 7
+"""Parts of multipart uploads never completed (a job killed mid-checkpoint) are deleted after this many days
+(oss.Bucket lifecycle rule ``abort_multipart_uploads.days``); they are billed like objects until then."""
+
+IGNORED_BUCKET_FIELDS = ("serverSideEncryptionRule", "versioning")
+"""The oss.Bucket fields the separate BucketServerSideEncryption and BucketVersioning own. The provider's Read copies
+the bucket's encryption rule and versioning into the bucket's state, and its Update calls DeleteBucketEncryption
+when the (unset) rule differs, so a refresh followed by an ``up`` would strip SSE-KMS
+(aliyun/terraform-provider-alicloud@81c43b67 alicloud/resource_alicloud_oss_bucket.go, Read :631 and :641, Update
+:1069-1074 and :1572-1584; the provider's docs: "you must add ignore_changes"; review alicloud.md F6)."""
 
 TLS_VERSIONS = ("TLSv1.3",)
 """oss.BucketHttpsConfig ``tls_versions``: requests over older TLS are refused (OSS PutBucketHttpsConfig, TLS
@@ -57,11 +73,12 @@ class CheckpointBucketArgs:
 
 
 class CheckpointBucket(pulumi.ComponentResource):
-    """An OSS bucket: private ACL, public access blocked, versioning, SSE-KMS, TLS 1.3 only, non-current versions
-    expire.
+    """An OSS bucket: private ACL, public access blocked, versioning, SSE-KMS, TLS 1.3 only, zone-redundant,
+    non-current versions expire, abandoned multipart uploads are cleaned up.
 
-    ACL, versioning, encryption and the public access block are the provider's separate resources; the
-    bucket's own ``acl``/``versioning`` arguments are deprecated since provider 1.220.0 (oss.Bucket).
+    ACL, versioning, encryption, the public access block and the HTTPS settings are the provider's separate resources
+    (the bucket's own ``acl`` and ``policy`` arguments are deprecated, oss.Bucket docstring); they are protected and
+    retained like the bucket, so a retained bucket keeps its encryption, TLS and access settings.
     """
 
     bucket_name: pulumi.Output[str]
@@ -91,31 +108,32 @@ class CheckpointBucket(pulumi.ComponentResource):
                             days=args.spec.noncurrent_version_days
                         )
                     ],
+                    abort_multipart_uploads=[
+                        alicloud.oss.BucketLifecycleRuleAbortMultipartUploadArgs(days=ABORT_MULTIPART_DAYS)
+                    ],
                 )
             ],
+            redundancy_type=REDUNDANCY,
             tags=dict(args.tags),
-            opts=stateful_options(self, guard),
+            opts=pulumi.ResourceOptions.merge(
+                stateful_options(self, guard), pulumi.ResourceOptions(ignore_changes=list(IGNORED_BUCKET_FIELDS))
+            ),
         )
-        alicloud.oss.BucketAcl(f"{name}-acl", bucket=bucket.bucket, acl=PRIVATE, opts=child_options(self))
+        kept = stateful_options(self, guard)
+        alicloud.oss.BucketAcl(f"{name}-acl", bucket=bucket.bucket, acl=PRIVATE, opts=kept)
         alicloud.oss.BucketPublicAccessBlock(
-            f"{name}-public-access-block", bucket=bucket.bucket, block_public_access=True, opts=child_options(self)
+            f"{name}-public-access-block", bucket=bucket.bucket, block_public_access=True, opts=kept
         )
-        alicloud.oss.BucketVersioning(
-            f"{name}-versioning", bucket=bucket.bucket, status=VERSIONING_ENABLED, opts=child_options(self)
-        )
+        alicloud.oss.BucketVersioning(f"{name}-versioning", bucket=bucket.bucket, status=VERSIONING_ENABLED, opts=kept)
         alicloud.oss.BucketServerSideEncryption(
             f"{name}-encryption",
             bucket=bucket.bucket,
             sse_algorithm=SSE_KMS,
             kms_master_key_id=args.kms_key_id,
-            opts=child_options(self),
+            opts=kept,
         )
         alicloud.oss.BucketHttpsConfig(
-            f"{name}-https",
-            bucket=bucket.bucket,
-            enable=True,
-            tls_versions=list(TLS_VERSIONS),
-            opts=child_options(self),
+            f"{name}-https", bucket=bucket.bucket, enable=True, tls_versions=list(TLS_VERSIONS), opts=kept
         )
         self.bucket_name = bucket.bucket
         self.register_outputs({"bucketName": self.bucket_name})

@@ -207,6 +207,19 @@ def _egress(config: StackConfig) -> list[Problem]:
 
 
 @stack_check("cloud", "network")
+def _pod_subnets(config: StackConfig) -> list[Problem]:
+    if config.cloud is Cloud.AWS and config.network.pod_subnets:
+        message = "EKS pods take addresses of their node's subnet (VPC CNI); leave it empty"
+        return [Problem("network.podSubnets", message, len(config.network.pod_subnets))]
+    network = config.network
+    pod_zones = sorted({s.zone for s in network.pod_subnets})
+    if network.pod_subnets and pod_zones != sorted(network.zones):
+        message = f"need the zones of privateSubnets exactly ({', '.join(sorted(network.zones))})"
+        return [Problem("network.podSubnets", message, pod_zones)]
+    return []
+
+
+@stack_check("cloud", "network")
 def _ack_service_range(config: StackConfig) -> list[Problem]:
     if config.cloud is Cloud.ALICLOUD and config.network.vpc_cidr.overlaps(ACK_SERVICE_CIDR):
         message = f"overlaps the cluster's Service range {ACK_SERVICE_CIDR}"

@@ -47,6 +47,10 @@ class NetworkSpec(Spec):
     """How nodes reach the internet."""
     nat_subnets: tuple[SubnetSpec, ...] = ()
     """Small subnets that hold only NAT gateways (AWS: public; required when egress is nat on AWS)."""
+    pod_subnets: tuple[SubnetSpec, ...] = ()
+    """Alibaba Cloud: Terway's pod vswitches, apart from the node vswitches as ACK recommends, in exactly the zones of
+    the private subnets (cs.ManagedKubernetes ``pod_vswitch_ids``: "not belong to vswitch_ids but must be in same
+    availability zones. Only works for Create"); empty: pods take node vswitch addresses. AWS: must be empty."""
     nat_per_zone: bool = True
     """One NAT gateway per zone (prod) or a single shared one (dev)."""
     flow_log_retention_days: int = Field(default=90, ge=1, le=3653)
@@ -54,7 +58,11 @@ class NetworkSpec(Spec):
 
     @model_validator(mode="after")
     def _subnets_fit(self) -> NetworkSpec:
-        subnets = {"privateSubnets": self.private_subnets, "natSubnets": self.nat_subnets}
+        subnets = {
+            "privateSubnets": self.private_subnets,
+            "natSubnets": self.nat_subnets,
+            "podSubnets": self.pod_subnets,
+        }
         problems = layout_problems("vpcCidr", self.vpc_cidr, subnets)
         if self.egress is EgressMode.ENDPOINTS_ONLY and self.nat_subnets:
             problems.append(Problem("natSubnets", "must be empty when egress is endpoints-only", len(self.nat_subnets)))

@@ -65,6 +65,7 @@ def _subnets(config: StackConfig) -> list[tuple[str, bool, SubnetSpec]]:
     """(path, in the peer region, subnet) for every subnet the config declares."""
     found = [(f"network.privateSubnets.{i}", False, s) for i, s in enumerate(config.network.private_subnets)]
     found += [(f"network.natSubnets.{i}", False, s) for i, s in enumerate(config.network.nat_subnets)]
+    found += [(f"network.podSubnets.{i}", False, s) for i, s in enumerate(config.network.pod_subnets)]
     if config.peering is not None:
         found += [
             (f"peering.peerPrivateSubnets.{i}", True, s) for i, s in enumerate(config.peering.peer_private_subnets)
