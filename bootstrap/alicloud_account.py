@@ -103,7 +103,7 @@ SOURCE_PREFIX = "deploy/"
 PASSPHRASE_CONFIG = "statePassphrase"
 """The bootstrap config key (a secret) holding the passphrase of the environments' secrets provider."""
 
-SECRET_NAME = NameRule(192, "A-Za-z0-9_/+=.@-")
+SECRET_NAME = NameRule("alicloud:kms/secret:Secret", 192, "A-Za-z0-9_/+=.@-")
 """KMS CreateSecret ``SecretName``: "1 to 192 characters ... letters, digits, underscores (_), forward slashes (/),
 plus signs (+), equal signs (=), periods (.), hyphens (-), and at signs (@)" (KMS API CreateSecret,
 https://www.alibabacloud.com/help/en/kms/key-management-service/developer-reference/api-createsecret, read

@@ -16,7 +16,35 @@ from gpu_cloud.planner.project import load_project, load_stack
 from tests.physical import UNIQUE_NAME_INPUTS, clashes, physical_names
 from tests.stacks.test_environments import ROOT, STACKS, plan
 
-BEFORE = json.loads((Path(__file__).parent / "physical_names_88a26d5.json").read_text())
+BASELINE = json.loads((Path(__file__).parent / "physical_names_88a26d5.json").read_text())
+
+ADDED_SINCE = {
+    # Issue 25: the vLLM service's own RRSA role and policy (it reads only its model).
+    "prod-cn": {"alicloud:ram/policy:Policy llm-inference-prod-cn", "alicloud:ram/role:Role llm-inference-prod-cn"},
+    # Issue 24 (alicloud.md F2): the environments' OSS state bucket and its key, and the policy that lets each deployer
+    # role read the bootstrap's OOS parameters.
+    "bootstrap/shared-cn": {
+        "alicloud:kms/alias:Alias alias/gpucloud-pulumi-state-shared-cn",
+        "alicloud:oss/bucket:Bucket gpucloud-state-shared-cn-1234567890123456",
+        "alicloud:ram/policy:Policy gpucloud-bootstrap-facts-read-shared-cn",
+        "alicloud:ram/policy:Policy gpucloud-deploy-runner",
+    },
+}
+"""Physical names of resources added on purpose after 88a26d5, by stack."""
+
+REMOVED_SINCE = {
+    # The runner's only permission was AssumeRole; its policy now covers the state, source, key and passphrase too,
+    # under the runner role's own name (alicloud.md F2).
+    "bootstrap/shared-cn": {"alicloud:ram/policy:Policy gpucloud-deploy-runner-assume"},
+}
+"""Physical names of resources removed on purpose after 88a26d5, by stack."""
+
+BEFORE = {
+    stack: sorted((set(names) - REMOVED_SINCE.get(stack, set())) | ADDED_SINCE.get(stack, set()))
+    for stack, names in BASELINE.items()
+}
+"""The names each stack should give: the baseline at 88a26d5 (before the names derived from the environment
+component's name) with the additions and removals made on purpose since."""
 
 
 def _plan_as(config_of: str, stack: str) -> Plan:
