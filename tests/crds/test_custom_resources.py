@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import kubernetes_validate
 import pytest
 
@@ -86,3 +88,47 @@ def test_a_wrongly_typed_field_is_an_error() -> None:
         "spec": {"clusterQueue": 3},
     }
     assert errors(queue) == ["spec.clusterQueue: 3 is not of type 'string'"]
+
+
+def _node_pool(requirements: list[dict[str, Any]]) -> dict[str, Any]:
+    node_class = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "c"}
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": "p"},
+        "spec": {"template": {"spec": {"nodeClassRef": node_class, "requirements": requirements}}},
+    }
+
+
+def test_the_crds_cel_rules_are_evaluated_where_they_stand() -> None:
+    """Rules on a list (``requirements``), on each item's field (``key``, with Kubernetes' ``find``) and on a spec."""
+    allowed = {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}
+    assert errors(_node_pool([allowed])) == []
+    assert errors(_node_pool([allowed, {"key": "karpenter.sh/zone", "operator": "In", "values": []}])) == [
+        'spec.template.spec.requirements.1.key: label domain "karpenter.sh" is restricted',
+        "spec.template.spec.requirements: requirements with operator 'In' must have a value defined",
+    ]
+    node_class = {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": "c"},
+        "spec": {
+            "role": "r",
+            "instanceProfile": "p",
+            "amiSelectorTerms": [{"alias": "al2023@latest"}],
+            "subnetSelectorTerms": [{"tags": {"k": "v"}}],
+            "securityGroupSelectorTerms": [{"tags": {"k": ""}}],
+        },
+    }
+    assert errors(node_class) == [
+        "spec.securityGroupSelectorTerms.0.tags: empty tag keys or values aren't supported",
+        "spec: must specify exactly one of ['role', 'instanceProfile']",
+    ]
+
+
+def test_transition_rules_are_left_to_updates() -> None:
+    """``oldSelf`` rules (here: a NodePool keeps or never has ``replicas``) do not apply to a create."""
+    pool = _node_pool([])
+    spec = pool["spec"]
+    assert isinstance(spec, dict)
+    assert errors({**pool, "spec": {**spec, "replicas": 1}}) == []
