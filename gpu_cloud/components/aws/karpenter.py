@@ -121,8 +121,13 @@ FEATURE_GATES: Final[Mapping[str, bool]] = {"reservedCapacity": True, "nodeRepai
 values.yaml) is what makes the ``reserved`` capacity type and ``capacityReservationSelectorTerms`` work, so it is
 stated rather than left to a default; ``nodeRepair`` (alpha) replaces a node whose NVIDIA hardware the EKS node
 monitoring agent (installed on every cluster: components.versions EKS_NODE_MONITORING_AGENT_ADDON) reports
-``AcceleratedHardwareReady=False`` for 10 minutes, never more than 20 % of a NodePool at once (concepts/
-disruption.md "Node Auto Repair" at v1.14.1), as node auto repair does for the managed node groups."""
+``AcceleratedHardwareReady=False`` for 10 minutes, and no node of a NodePool with more than 20 % of its nodes
+unhealthy (concepts/disruption.md "Node Auto Repair" at v1.14.1), as node auto repair does for the managed node
+groups. It is on although alpha (since v1.1.0, still alpha at v1.14.1, off by default): the gate is only the
+controller's flag, no object of this project names a field of it, so an upgrade that changes or drops it changes
+repair, not the NodePools. A repair terminates the node at once, without drain and regardless of
+``karpenter.sh/do-not-disrupt`` (same page): a training gang on it is lost, as it already is once a GPU of the gang
+has failed for 10 minutes."""
 
 CONTROLLER_RESOURCES: Final[Mapping[str, Mapping[str, str]]] = {
     "requests": {"cpu": "1", "memory": "1Gi"},
