@@ -401,9 +401,12 @@ CHARTS: Final = (
 """Every Helm chart the Kubernetes layer installs, and Karpenter's."""
 
 _GH = "https://github.com"
-_ADDON_CAPTURE = (
-    f"{_GH}/aobao32/eks-101-workshop/blob/9aba525edd529db10ce2c44f4efb8395fb5b8aa2/18-EKS-Network-performance.md"
-)
+_ADDON_CAPTURE = f"{_GH}/aobao32/eks-101-workshop/blob/main/18-EKS-Network-performance.md"
+"""The page's revision of 2026-09-24 (EKS 1.36 in ap-southeast-1, "Time: UTC 11:30-12:30, Sep 24, 2026") prints
+``aws eks describe-addon-versions --addon-name vpc-cni --kubernetes-version 1.36``: v1.23.1-eksbuild.1 False,
+v1.23.0-eksbuild.1 False, v1.22.4-eksbuild.3 True. Cited on its branch: the commit this once named (9aba525e) is the
+page's first revision, of December 2023 (VPC CNI v1.14.1 and v1.15.4 on EKS 1.28), which shows none of these; the
+2026 revision was read through the code index on 2026-12-04, which gives no commit for it."""
 _EKS_BUILDS = (
     "AWS's table, the pin's source, lists the pinned build as the latest for this Kubernetes version; the newer builds "
     "appear only in third-party configurations and captures, so the pin moves after `aws eks describe-addon-versions` "
@@ -443,7 +446,10 @@ PIN_SOURCES: Final[Mapping[str, PinSource]] = {
         "a newer minor line, kept in step with 1.35",
         "2026-12-03",
     ),
-    "eks-addon/1.36/coredns": PinSource(_EKS_COREDNS, "v1.14.3-eksbuild.23", "2026-12-03", _EKS_BUILDS, "2026-12-03"),
+    # v1.14.6-eksbuild.4: ACTIVE on 1.36 clusters in public add-on inventories (with kube-proxy v1.36.0-eksbuild.25,
+    # vpc-cni v1.23.1-eksbuild.1, eks-pod-identity-agent v1.4.0-eksbuild.2), code index read 2026-12-04; no release
+    # date given there.
+    "eks-addon/1.36/coredns": PinSource(_EKS_COREDNS, "v1.14.6-eksbuild.4", "2026-12-04", _EKS_BUILDS, "2026-12-04"),
     "eks-addon/1.36/kube-proxy": PinSource(
         _EKS_KUBE_PROXY, "v1.36.0-eksbuild.25", "2026-12-03", _EKS_BUILDS, "2026-12-03"
     ),

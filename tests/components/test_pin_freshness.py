@@ -10,7 +10,7 @@ import pytest
 from gpu_cloud.components import versions
 from gpu_cloud.components.versions import PinSource
 
-TODAY = date(2026, 12, 3)
+TODAY = date(2026, 12, 4)
 
 
 def names(value: str, release: str) -> bool:

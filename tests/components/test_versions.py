@@ -24,7 +24,7 @@ def test_every_pin_has_a_source_url_and_a_date() -> None:
     assert sorted(pins) == sorted(versions.PIN_SOURCES), "a pin without a PIN_SOURCES entry, or a stale entry"
     for pin, source in versions.PIN_SOURCES.items():
         assert source.url.startswith("https://"), pin
-        assert date.fromisoformat(source.read_on) <= date(2026, 12, 3), pin
+        assert date.fromisoformat(source.read_on) <= date(2026, 12, 4), pin
 
 
 def test_every_eks_addon_is_pinned_to_an_exact_build() -> None:
