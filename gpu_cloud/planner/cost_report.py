@@ -67,6 +67,15 @@ def _pool_lines(p: PoolCost) -> list[str]:
         rows.append(["per month on demand (fall-back)", *(_money(currency, v) for v in on_demand)])
     if len(rows) > 1:
         lines += _grid(rows, "    ")
+    if p.holds:
+        held = ", ".join(f"{h.workload} ({h.replicas} x {h.gpus_per_replica} GPU)" for h in p.holds)
+        idle_nodes, idle = p.idle_nodes(), p.idle_monthly()
+        idle_gpus = "?" if idle_nodes is None or p.gpus_per_node is None else str(idle_nodes * p.gpus_per_node)
+        lines.append(
+            f"    at idle: {'?' if idle_nodes is None else idle_nodes} nodes ({idle_gpus} GPUs) for the minimum "
+            f"replicas of {held}, "
+            f"{_money(currency, idle) if idle is not None else PRICE_UNKNOWN} per month"
+        )
     lines += [f"    note: {note}" for note in p.capacity.notes]
     return lines
 
@@ -97,7 +106,11 @@ def _totals_lines(t: Totals) -> list[str]:
         ["environment per month", *(_money(c, v) for v in t.monthly)],
         ["per GPU-hour of the fleet", *("-" if v is None else f"{c} {v}" for v in per_gpu_hour)],
     ]
-    return [f"Totals ({c})", *_grid(rows, "  ")]
+    idle = (
+        f"  at idle (autoscaled workloads at their minimum replicas): {t.idle_gpus} GPUs, GPU pools "
+        f"{_money(c, t.idle_gpu_monthly)}, environment per month {_money(c, t.idle_monthly)}"
+    )
+    return [f"Totals ({c})", *_grid(rows, "  "), idle]
 
 
 def cost_lines(cost: CostEstimate) -> list[str]:
