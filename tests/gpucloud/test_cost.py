@@ -221,8 +221,19 @@ def test_at_idle_a_pool_keeps_no_more_than_its_maximum_size() -> None:
     def program() -> None:
         _labelled_group("serve", ["g5.xlarge"], (0, 0, 2))
         _served("llm", "serve", gpus=1, min_replicas=5)
+        _labelled_group("small", ["g5.xlarge"], (0, 0, 2))
+        _served("resnet", "small", gpus=1, min_replicas=1)
 
-    assert _pool_json(_estimate(program), "serve")["idle"]["nodes"] == 2
+    cost = _estimate(program)
+    assert _pool_json(cost, "serve")["idle"]["nodes"] == 2
+    lines = cost_lines(cost)
+    assert (
+        "    at idle: 2 nodes (2 GPUs) for the minimum replicas of gpu-inference/llm (5 x 1 GPU), "
+        "USD 1,460.00 per month"
+    ) in lines
+    assert (
+        "    at idle: 1 node (1 GPU) for the minimum replicas of gpu-inference/resnet (1 x 1 GPU), USD 730.00 per month"
+    ) in lines
 
 
 def test_a_pool_without_a_price_is_price_unknown_and_left_out_of_the_totals() -> None:
