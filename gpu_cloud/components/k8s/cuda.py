@@ -32,7 +32,7 @@ from gpu_cloud.components.spec import (
     SpotGroupSpec,
     TrainingJobSpec,
 )
-from gpu_cloud.components.versions import TENSORFLOW_SERVING_GPU_IMAGE, VLLM_IMAGE
+from gpu_cloud.components.versions import NCCL_TESTS_IMAGES, TENSORFLOW_SERVING_GPU_IMAGE, VLLM_IMAGE
 
 __all__ = [
     "ACK_DRIVER_VERSION_LABEL",
@@ -42,12 +42,14 @@ __all__ = [
     "FORWARD_COMPATIBLE_IMAGES",
     "FRAMEWORK_CUDA",
     "ImageFamily",
+    "acceptance_cuda_problems",
     "cuda_problems",
     "default_image",
     "driver_branch",
     "image_family",
     "image_framework",
     "max_cuda",
+    "nccl_tests_cuda",
     "training_cuda_problems",
 ]
 
@@ -222,6 +224,25 @@ def training_cuda_problems(
     needs: list[tuple[str, str, str, str]] = []
     problems = _cuda_version_needs(job.cuda_version, needs)
     return problems + _driver_problems(f"training job {job.name!r}", needs, cloud, pool, driver_version)
+
+
+def nccl_tests_cuda(image: str) -> str | None:
+    """The CUDA release (``X.Y``) a pinned nccl-tests image is built on, from the start of its tag: AWS's
+    ``cuda12.8.1-efa…``, CoreWeave's ``12.8.1-devel-…`` (components.versions.NCCL_TESTS_IMAGES); None if the tag names
+    none."""
+    found = re.match(r"(?:cuda)?(\d+\.\d+)\.\d+-", image.rsplit(":", 1)[-1])
+    return found.group(1) if found else None
+
+
+def acceptance_cuda_problems(
+    cloud: Cloud, pool: GpuNodePoolSpec | SpotGroupSpec, driver_version: str | None = None
+) -> list[Problem]:
+    """What keeps the acceptance test of ``pool`` from running: the pinned nccl-tests image of ``cloud`` needs a CUDA
+    release the pool's NVIDIA driver does not run (e.g. an ACK pool pinned to a 550 driver, CUDA up to 12.4)."""
+    image = NCCL_TESTS_IMAGES[cloud.value]
+    cuda = nccl_tests_cuda(image)
+    needs = [] if cuda is None else [("image", cuda, f"CUDA {cuda} ({image})", image)]
+    return _driver_problems(f"the acceptance test of pool {pool.name!r}", needs, cloud, pool, driver_version)
 
 
 def _cuda_version_needs(cuda_version: str | None, needs: list[tuple[str, str, str, str]]) -> list[Problem]:
