@@ -10,7 +10,9 @@ drained; the job's termination grace period is the time it has), through ``check
 API with the pod's own identity, EKS Pod Identity for ``s3://`` and RRSA (STS AssumeRoleWithOIDC) for ``oss://``.
 On start every rank loads the newest checkpoint, if any.
 
-Needs in the image: torch, boto3 and checkpoint_store.py beside this file. Not a dependency of gpu-cloud.
+Needs in the image: a torch with ``torch.amp.GradScaler("cuda")``, 2.3 or later (in 2.3 ``torch.cuda.amp.GradScaler``
+is a subclass of it: pytorch.org/docs/2.3/_modules/torch/cuda/amp/grad_scaler.html, read 2026-12-04; older releases
+were not checked), boto3 and checkpoint_store.py beside this file. Not a dependency of gpu-cloud.
 """
 
 from __future__ import annotations

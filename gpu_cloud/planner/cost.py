@@ -3,7 +3,10 @@
 It reads the recorded resources, so it works for any program: every EKS node group, ACK node pool and
 EC2/ECS instance of a catalog GPU type is a GPU pool; NAT gateways, EKS/ACK Pro control planes and
 interface VPC endpoints are the other items. Arithmetic is exact (``Decimal``); amounts are rounded only
-when printed. A price that is not known is reported as unknown with the reason, and what it belongs to
+when printed. The idle figure is what the pools cost while the plan's autoscaled workloads (HorizontalPodAutoscalers
+of Deployments) sit at their minimum replicas: a pool then runs its minimum size or the nodes those replicas' GPUs
+need, whichever is larger (a Karpenter NodePool has no minimum, so its idle nodes are the replicas' alone).
+A price that is not known is reported as unknown with the reason, and what it belongs to
 stays out of the totals, which then say they are incomplete.
 """
 
@@ -14,17 +17,42 @@ from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
-from gpu_cloud.components import catalog
+from gpu_cloud.components import catalog, labels
 from gpu_cloud.planner.engine import Plan
 from gpu_cloud.planner.model import RecordedResource
 from gpu_cloud.planner.price_book import Discount, Price, PriceBook
 from gpu_cloud.policies.gpucloud_rules import cost_model as cm
 
-__all__ = ["CostEstimate", "ItemCost", "NotCosted", "PoolCost", "Totals", "amount", "estimate"]
+__all__ = ["CostEstimate", "IdleHold", "ItemCost", "NotCosted", "PoolCost", "Totals", "amount", "estimate"]
 
 Triple = tuple[Decimal, Decimal, Decimal]
 SIZE_NAMES: Final = ("min", "desired", "max")
 _PER_GPU_HOUR: Final = Decimal("0.0001")
+_HPA: Final = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
+_DEPLOYMENT: Final = "kubernetes:apps/v1:Deployment"
+_GPU: Final = "nvidia.com/gpu"
+
+
+@dataclass(frozen=True)
+class IdleHold:
+    """The GPUs one autoscaled workload keeps on its pool when idle: the HPA's ``minReplicas`` (autoscaling/v2
+    default 1) times the ``nvidia.com/gpu`` limits of one pod. A pod of a time-sliced pool asks for a slice, which
+    is counted as a whole GPU (an upper bound).
+
+    Attributes:
+        workload: ``<namespace>/<name>`` of the scaled Deployment.
+        replicas: Its HPA's minimum replicas.
+        gpus_per_replica: GPUs one of its pods asks for.
+    """
+
+    workload: str
+    replicas: int
+    gpus_per_replica: int
+
+    @property
+    def gpus(self) -> int:
+        """GPUs it holds at idle."""
+        return self.replicas * self.gpus_per_replica
 
 
 @dataclass(frozen=True)
@@ -41,6 +69,7 @@ class PoolCost:
         on_demand: The on-demand price of one node, None if unknown.
         discount: The spot discount estimate used (spot pools only), None if not spot or unknown.
         unknown: Why its cost is unknown ("" when it is known); it is then left out of the totals.
+        holds: The autoscaled workloads whose pods select this pool (``gpucloud.io/pool``), for the idle figure.
     """
 
     resource: RecordedResource
@@ -52,6 +81,7 @@ class PoolCost:
     on_demand: Price | None = None
     discount: Discount | None = None
     unknown: str = ""
+    holds: tuple[IdleHold, ...] = ()
 
     @property
     def spot_hourly(self) -> Decimal | None:
@@ -77,6 +107,20 @@ class PoolCost:
             sizes.desired * self.gpus_per_node,
             sizes.maximum * self.gpus_per_node,
         )
+
+    def idle_nodes(self) -> int | None:
+        """Nodes while its workloads are idle: the minimum size, or the nodes their minimum replicas' GPUs need if
+        more (at most the maximum size); None if the sizes or GPUs per node are unknown."""
+        sizes = self.capacity.sizes
+        if sizes is None or not self.gpus_per_node:
+            return None
+        held = -(-sum(h.gpus for h in self.holds) // self.gpus_per_node)
+        return min(sizes.maximum, max(sizes.minimum, held))
+
+    def idle_monthly(self) -> Decimal | None:
+        """Monthly cost of :meth:`idle_nodes` at the price it runs at."""
+        nodes, hourly = self.idle_nodes(), self.hourly
+        return None if nodes is None or hourly is None else cm.monthly(hourly, nodes)
 
     def _monthly_at(self, hourly: Decimal | None) -> Triple | None:
         sizes = self.capacity.sizes
@@ -142,6 +186,8 @@ class Totals:
         gpu_monthly: GPU pools per month, spot pools at the spot estimate.
         gpu_monthly_on_demand: The same GPU capacity on demand.
         other_monthly: The non-GPU items per month.
+        idle_gpus: GPUs while the autoscaled workloads are idle (:meth:`PoolCost.idle_nodes`).
+        idle_gpu_monthly: GPU pools per month while they are idle.
     """
 
     currency: str
@@ -149,6 +195,8 @@ class Totals:
     gpu_monthly: Triple
     gpu_monthly_on_demand: Triple
     other_monthly: Decimal
+    idle_gpus: int
+    idle_gpu_monthly: Decimal
 
     @property
     def spot_saving(self) -> Triple:
@@ -161,6 +209,11 @@ class Totals:
         """The environment per month: GPU pools plus the other items."""
         a, b, c = (gpu + self.other_monthly for gpu in self.gpu_monthly)
         return (a, b, c)
+
+    @property
+    def idle_monthly(self) -> Decimal:
+        """The environment per month while the autoscaled workloads are idle."""
+        return self.idle_gpu_monthly + self.other_monthly
 
     def cost_per_gpu_hour(self) -> tuple[Decimal | None, Decimal | None, Decimal | None]:
         """What one GPU-hour of the fleet costs at each size (rounded to 0.0001); None with no GPUs."""
@@ -208,6 +261,8 @@ class CostEstimate:
             gpu_monthly=_add(p.monthly() for p in pools),
             gpu_monthly_on_demand=_add(p.monthly_on_demand() for p in pools),
             other_monthly=sum((i.monthly() or Decimal(0) for i in items), Decimal(0)),
+            idle_gpus=sum((p.idle_nodes() or 0) * (p.gpus_per_node or 0) for p in pools),
+            idle_gpu_monthly=sum((p.idle_monthly() or Decimal(0) for p in pools), Decimal(0)),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -277,6 +332,13 @@ def _pool_json(p: PoolCost) -> dict[str, Any]:
             **_source_json(discount.source, discount.date, discount.override),
         },
         "priceUnknown": p.unknown or None,
+        "idle": {
+            "nodes": p.idle_nodes(),
+            "monthly": None if (idle := p.idle_monthly()) is None else amount(idle),
+            "holds": [
+                {"workload": h.workload, "replicas": h.replicas, "gpusPerReplica": h.gpus_per_replica} for h in p.holds
+            ],
+        },
         "notes": list(p.capacity.notes) + _pool_notes(p),
     }
 
@@ -321,6 +383,7 @@ def _totals_json(t: Totals) -> dict[str, Any]:
         "otherMonthly": amount(t.other_monthly),
         "monthly": _sizes(t.monthly),
         "costPerGpuHour": _sizes(t.cost_per_gpu_hour()),
+        "idle": {"gpus": t.idle_gpus, "gpuMonthly": amount(t.idle_gpu_monthly), "monthly": amount(t.idle_monthly)},
     }
 
 
@@ -349,7 +412,77 @@ def estimate(plan: Plan, config: Mapping[str, str], book: PriceBook) -> CostEsti
         billable = cm.read_billable(r.type, r.inputs)
         if billable is not None:
             items.append(_item(r, billable, _region(r, billable.cloud, by_urn, config), book))
-    return CostEstimate(tuple(pools), tuple(items), tuple(not_costed))
+    return CostEstimate(_with_holds(pools, _idle_holds(plan.resources)), tuple(items), tuple(not_costed))
+
+
+def _idle_holds(resources: Iterable[RecordedResource]) -> dict[str, list[IdleHold]]:
+    """Per pool name (the pods' ``gpucloud.io/pool`` node selector), what its autoscaled Deployments hold at idle."""
+    resources = list(resources)
+    deployments = {
+        (_get(r.inputs, "metadata", "namespace"), _get(r.inputs, "metadata", "name")): r
+        for r in resources
+        if r.type == _DEPLOYMENT
+    }
+    holds: dict[str, list[IdleHold]] = {}
+    for hpa in sorted((r for r in resources if r.type == _HPA), key=lambda r: r.urn):
+        namespace = _get(hpa.inputs, "metadata", "namespace")
+        target = _get(hpa.inputs, "spec", "scaleTargetRef") or {}
+        deployment = deployments.get((namespace, target.get("name"))) if target.get("kind") == "Deployment" else None
+        if deployment is None:
+            continue
+        pod = _get(deployment.inputs, "spec", "template", "spec") or {}
+        pool = (pod.get("nodeSelector") or {}).get(labels.POOL_LABEL)
+        gpus = sum(_count(_get(c, "resources", "limits", _GPU)) for c in pod.get("containers") or ())
+        replicas = _count(_get(hpa.inputs, "spec", "minReplicas") or 1)
+        if isinstance(pool, str) and gpus and replicas:
+            holds.setdefault(pool, []).append(IdleHold(f"{namespace}/{target['name']}", replicas, gpus))
+    return holds
+
+
+def _with_holds(pools: Sequence[PoolCost], holds: Mapping[str, Sequence[IdleHold]]) -> tuple[PoolCost, ...]:
+    """Each pool name's holds on one of the pools that carry that name: a spot one first (Karpenter and the
+    cluster autoscaler's priority expander try spot before the on-demand fall-back), else the first by URN."""
+    chosen: dict[str, str] = {}
+    for pool in sorted(pools, key=lambda p: (not p.capacity.spot, p.resource.urn)):
+        name = _pool_label(pool.resource)
+        if name is not None and name in holds and name not in chosen:
+            chosen[name] = pool.resource.urn
+    by_urn = {urn: name for name, urn in chosen.items()}
+    return tuple(
+        replace(p, holds=tuple(holds[by_urn[p.resource.urn]])) if p.resource.urn in by_urn else p for p in pools
+    )
+
+
+def _pool_label(r: RecordedResource) -> str | None:
+    """The ``gpucloud.io/pool`` label a pool gives its nodes (EKS node group and ACK node pool ``labels``, Karpenter
+    NodePool ``spec.template.metadata.labels``)."""
+    if r.type == cm.KARPENTER_NODE_POOL:
+        node_labels = _get(r.inputs, "spec", "template", "metadata", "labels")
+    elif r.type == cm.ALICLOUD_NODE_POOL:
+        node_labels = {
+            item.get("key"): item.get("value") for item in r.inputs.get("labels") or () if isinstance(item, dict)
+        }
+    else:
+        node_labels = r.inputs.get("labels")
+    value = node_labels.get(labels.POOL_LABEL) if isinstance(node_labels, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _get(value: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _count(value: Any) -> int:
+    """A whole count recorded as a number or a decimal string (``"1"``); 0 for anything else (e.g. unknown)."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value
+    return int(value) if isinstance(value, str) and value.isdigit() else 0
 
 
 def _region(

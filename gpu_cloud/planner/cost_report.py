@@ -21,6 +21,11 @@ def _money(currency: str, value: Decimal | None) -> str:
     return f"{currency} {value.quantize(_CENT, ROUND_HALF_UP):,}"
 
 
+def _count(n: int | None, noun: str) -> str:
+    """``1 GPU``, ``4 GPUs``; ``? GPUs`` when unknown."""
+    return f"{'?' if n is None else n} {noun}{'' if n == 1 else 's'}"
+
+
 def _grid(rows: Sequence[Sequence[str]], indent: str) -> list[str]:
     """Rows as columns: the first left-aligned, the others right-aligned."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -67,6 +72,14 @@ def _pool_lines(p: PoolCost) -> list[str]:
         rows.append(["per month on demand (fall-back)", *(_money(currency, v) for v in on_demand)])
     if len(rows) > 1:
         lines += _grid(rows, "    ")
+    if p.holds:
+        held = ", ".join(f"{h.workload} ({h.replicas} x {h.gpus_per_replica} GPU)" for h in p.holds)
+        idle_nodes, idle = p.idle_nodes(), p.idle_monthly()
+        idle_gpus = None if idle_nodes is None or p.gpus_per_node is None else idle_nodes * p.gpus_per_node
+        lines.append(
+            f"    at idle: {_count(idle_nodes, 'node')} ({_count(idle_gpus, 'GPU')}) for the minimum replicas of "
+            f"{held}, {_money(currency, idle) if idle is not None else PRICE_UNKNOWN} per month"
+        )
     lines += [f"    note: {note}" for note in p.capacity.notes]
     return lines
 
@@ -97,7 +110,11 @@ def _totals_lines(t: Totals) -> list[str]:
         ["environment per month", *(_money(c, v) for v in t.monthly)],
         ["per GPU-hour of the fleet", *("-" if v is None else f"{c} {v}" for v in per_gpu_hour)],
     ]
-    return [f"Totals ({c})", *_grid(rows, "  ")]
+    idle = (
+        f"  at idle (autoscaled workloads at their minimum replicas): {_count(t.idle_gpus, 'GPU')}, GPU pools "
+        f"{_money(c, t.idle_gpu_monthly)}, environment per month {_money(c, t.idle_monthly)}"
+    )
+    return [f"Totals ({c})", *_grid(rows, "  "), idle]
 
 
 def cost_lines(cost: CostEstimate) -> list[str]:

@@ -11,6 +11,7 @@ from typing import Any
 import pulumi
 import pulumi_alicloud as alicloud
 import pulumi_aws as aws
+import pulumi_kubernetes as k8s
 import pytest
 
 from gpu_cloud.components import catalog
@@ -112,6 +113,8 @@ def test_totals_add_pools_and_items_with_the_spot_saving_and_the_cost_per_gpu_ho
         "monthly": {"min": "36.5", "desired": "29820.5", "max": "59896.5"},
         # (2 x 0.40 + 40) / 10 GPUs; (5 x 0.40 + 2 x 40) / 21 GPUs = 3.904761...
         "costPerGpuHour": {"min": None, "desired": "4.08", "max": "3.9048"},
+        # No autoscaled workload: idle is every pool at its minimum size.
+        "idle": {"gpus": 0, "gpuMonthly": "0", "monthly": "36.5"},
     }
 
 
@@ -135,10 +138,102 @@ def test_the_cost_table_lists_pools_items_and_totals() -> None:
         "  other items                       USD 36.50      USD 36.50      USD 36.50",
         "  environment per month             USD 36.50  USD 29,820.50  USD 59,896.50",
         "  per GPU-hour of the fleet                 -     USD 4.0800     USD 3.9048",
+        "  at idle (autoscaled workloads at their minimum replicas): 0 GPUs, GPU pools USD 0.00, environment per month"
+        " USD 36.50",
         "Price sources",
         "  - rates.yaml (override)",
         "  - rates.yaml (override) (spot discount, estimate)",
     ]
+
+
+def _served(name: str, pool: str, gpus: int, min_replicas: int | None, namespace: str = "gpu-inference") -> None:
+    """A Deployment whose pods ask for ``gpus`` GPUs on ``pool``, scaled by an HPA (min ``min_replicas``)."""
+    container = {"name": "server", "image": "server:1", "resources": {"limits": {"nvidia.com/gpu": str(gpus)}}}
+    k8s.apps.v1.Deployment(
+        f"{name}-deployment",
+        metadata={"name": name, "namespace": namespace},
+        spec={
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"nodeSelector": {"gpucloud.io/pool": pool}, "containers": [container]},
+            },
+        },
+    )
+    k8s.autoscaling.v2.HorizontalPodAutoscaler(
+        f"{name}-hpa",
+        metadata={"name": name, "namespace": namespace},
+        spec={
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+            "maxReplicas": 16,
+            **({} if min_replicas is None else {"minReplicas": min_replicas}),
+        },
+    )
+
+
+def _labelled_group(name: str, types: list[str], sizes: tuple[int, int, int], **kwargs: Any) -> None:
+    _node_group(name, types, sizes, labels={"gpucloud.io/pool": name.removesuffix("-spot")}, **kwargs)
+
+
+def test_at_idle_the_pools_keep_the_gpus_their_autoscaled_workloads_minimum_replicas_ask_for() -> None:
+    def program() -> None:
+        # A pool at size 0 that two services share, the spot group of a pair (spot before its fall-back), and a
+        # pool whose minimum size exceeds what its service holds.
+        _labelled_group("serve", ["g5.xlarge"], (0, 0, 16))
+        _served("llm", "serve", gpus=1, min_replicas=2)
+        _served("resnet", "serve", gpus=1, min_replicas=None)  # autoscaling/v2's default minimum: 1
+        _labelled_group("batch", ["g5.12xlarge"], (0, 0, 4))
+        _labelled_group("batch-spot", ["g5.12xlarge"], (0, 0, 4), capacity_type="SPOT")
+        _served("embed", "batch", gpus=2, min_replicas=3)  # 6 GPUs: two 4-GPU nodes
+        _labelled_group("big", ["p5.48xlarge"], (1, 1, 2))
+        _served("tiny", "big", gpus=1, min_replicas=1)
+        _node_group("unserved", ["g5.xlarge"], (0, 0, 5))
+
+    cost = _estimate(program)
+    serve = _pool_json(cost, "serve")["idle"]
+    assert serve == {
+        "nodes": 3,
+        "monthly": "2190",  # 3 x USD 1/h x 730 h
+        "holds": [
+            {"workload": "gpu-inference/llm", "replicas": 2, "gpusPerReplica": 1},
+            {"workload": "gpu-inference/resnet", "replicas": 1, "gpusPerReplica": 1},
+        ],
+    }
+    assert _pool_json(cost, "batch-spot")["idle"]["nodes"] == 2
+    assert _pool_json(cost, "batch")["idle"] == {"nodes": 0, "monthly": "0", "holds": []}
+    assert _pool_json(cost, "big")["idle"]["nodes"] == 1
+    assert _pool_json(cost, "unserved")["idle"] == {"nodes": 0, "monthly": "0", "holds": []}
+    (totals,) = cost.to_json()["totals"]
+    # serve 3 x USD 1 (2190); batch-spot 2 nodes at the spot estimate 5 x 0.4 (2920); big 1 x USD 40 (29200).
+    assert totals["idle"] == {"gpus": 19, "gpuMonthly": "34310", "monthly": "34310"}
+    lines = cost_lines(cost)
+    assert (
+        "    at idle: 3 nodes (3 GPUs) for the minimum replicas of gpu-inference/llm (2 x 1 GPU), "
+        "gpu-inference/resnet (1 x 1 GPU), USD 2,190.00 per month"
+    ) in lines
+    assert (
+        "  at idle (autoscaled workloads at their minimum replicas): 19 GPUs, GPU pools USD 34,310.00, environment "
+        "per month USD 34,310.00"
+    ) in lines
+
+
+def test_at_idle_a_pool_keeps_no_more_than_its_maximum_size() -> None:
+    def program() -> None:
+        _labelled_group("serve", ["g5.xlarge"], (0, 0, 2))
+        _served("llm", "serve", gpus=1, min_replicas=5)
+        _labelled_group("small", ["g5.xlarge"], (0, 0, 2))
+        _served("resnet", "small", gpus=1, min_replicas=1)
+
+    cost = _estimate(program)
+    assert _pool_json(cost, "serve")["idle"]["nodes"] == 2
+    lines = cost_lines(cost)
+    assert (
+        "    at idle: 2 nodes (2 GPUs) for the minimum replicas of gpu-inference/llm (5 x 1 GPU), "
+        "USD 1,460.00 per month"
+    ) in lines
+    assert (
+        "    at idle: 1 node (1 GPU) for the minimum replicas of gpu-inference/resnet (1 x 1 GPU), USD 730.00 per month"
+    ) in lines
 
 
 def test_a_pool_without_a_price_is_price_unknown_and_left_out_of_the_totals() -> None:

@@ -1,6 +1,6 @@
-"""Inference configs ``gpucloud plan`` refuses (exit 2, each problem's field and value): a scaling signal that does
-not follow traffic, a replica whose GPU memory cannot fit, a pool too small for its services at maxReplicas (issue 25
-items 1 and 3)."""
+"""Inference and training configs ``gpucloud plan`` refuses (exit 2, each problem's field and value): a scaling
+signal that does not follow traffic, a replica whose GPU memory cannot fit, a pool too small for its services at
+maxReplicas (issue 25 items 1 and 3), a training image whose CUDA the pool's driver cannot run."""
 
 from __future__ import annotations
 
@@ -83,4 +83,20 @@ def test_a_cgpu_pool_too_small_for_its_services_gpu_memory(project: Path, capsys
 def test_vllm_is_probed_on_its_health_endpoint(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert refused(project, capsys, "prod", lambda c: _service(c, "llm").update(probePath="/ready")) == [
         "gpu-cloud:inference.0.probePath: vLLM is probed on /health (got /ready)"
+    ]
+
+
+def test_a_training_image_whose_cuda_the_pools_driver_cannot_run(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """seed_coverage F10: a training image's CUDA (``cudaVersion``) is checked against its pool's driver, as an
+    inference image's is; prod's H100 nodes run the EKS AL2023 NVIDIA AMI's 570 branch (CUDA up to 12.8)."""
+
+    def mutate(c: dict[str, Any]) -> None:
+        c["training"]["jobs"][0]["cudaVersion"] = "13.0"
+
+    assert refused(project, capsys, "prod", mutate) == [
+        "gpu-cloud:training.jobs.0.cudaVersion: training job 'llm-pretrain' needs CUDA 13.0, but pool 'training-h100' "
+        "runs NVIDIA driver 570 (EKS AL2023 NVIDIA AMI), which runs CUDA up to 12.8; CUDA 13.0 needs driver 580.65.06 "
+        "or later (got 13.0)"
     ]

@@ -6,15 +6,19 @@ from gpu_cloud.components.k8s.cuda import (
     CUDA_MIN_DRIVER,
     FRAMEWORK_CUDA,
     ImageFamily,
+    acceptance_cuda_problems,
     cuda_problems,
     driver_branch,
     image_family,
     image_framework,
     max_cuda,
+    nccl_tests_cuda,
+    training_cuda_problems,
 )
-from gpu_cloud.components.spec import Cloud
-from tests.alicloud.support import label_map
-from tests.k8s.conftest import inference_pool, service, spot_group
+from gpu_cloud.components.k8s.layer import layer_problems
+from gpu_cloud.components.spec import Cloud, TrainingJobSpec, parse_stack_config
+from tests.alicloud.support import label_map, raw_config
+from tests.k8s.conftest import ack_training_pool, efa_training_pool, inference_pool, service, spot_group
 from tests.stacks.test_environments import named
 
 
@@ -109,3 +113,87 @@ def test_prod_cn_serves_the_default_image_on_a_pool_whose_pinned_driver_runs_its
     cuda = FRAMEWORK_CUDA[image_framework(container["image"]) or ""]
     assert (container["image"], cuda, driver) == ("tensorflow/serving:2.18.1-gpu", "12.2", "570.169")
     assert int(CUDA_MIN_DRIVER[cuda].split(".")[0]) <= int(driver.split(".")[0])
+
+
+def _job(cuda_version: str | None) -> TrainingJobSpec:
+    return TrainingJobSpec(
+        name="llm",
+        queue="research",
+        pool="train-h100",
+        nodes=2,
+        image="example.com/train:cu130",
+        cuda_version=cuda_version,
+        command=("/workspace/train.py",),
+        checkpoint_prefix="jobs/llm/",
+    )
+
+
+def test_a_training_image_newer_than_the_pools_driver_is_a_problem_naming_job_pool_and_versions():
+    # The EKS AL2023 NVIDIA AMI ships the 570 branch: CUDA up to 12.8 (seed_coverage F10: training images were not
+    # checked at all, so a CUDA 13 image reached the pool and failed at its first CUDA call).
+    pool = efa_training_pool()
+    assert driver_branch(Cloud.AWS, pool) == 570
+    [problem] = training_cuda_problems(Cloud.AWS, _job("13.0"), pool)
+    assert str(problem) == (
+        f"cudaVersion: training job 'llm' needs CUDA 13.0, but pool {pool.name!r} runs NVIDIA driver 570 (EKS AL2023 "
+        "NVIDIA AMI), which runs CUDA up to 12.8; CUDA 13.0 needs driver 580.65.06 or later (got 13.0)"
+    )
+    assert training_cuda_problems(Cloud.AWS, _job("12.8"), pool) == []
+    assert training_cuda_problems(Cloud.AWS, _job("13.0"), pool, driver_version="580.82.07") == []
+
+
+def test_a_training_jobs_unknown_cuda_release_is_a_problem_and_none_is_not_checked():
+    [problem] = training_cuda_problems(Cloud.AWS, _job("12.7"), efa_training_pool())
+    assert (problem.path, problem.value) == ("cudaVersion", "12.7")
+    assert training_cuda_problems(Cloud.AWS, _job(None), efa_training_pool()) == []
+
+
+def test_every_pinned_nccl_tests_image_names_its_cuda_release():
+    assert {cloud: nccl_tests_cuda(image) for cloud, image in versions.NCCL_TESTS_IMAGES.items()} == {
+        "aws": "12.8",
+        "alicloud": "12.8",
+    }
+
+
+def test_an_acceptance_test_on_a_driver_older_than_its_images_cuda_is_a_problem():
+    # ACK's default driver (535, CUDA up to 12.2) cannot run CoreWeave's CUDA 12.8 build, which is why the ACK
+    # environment pins 570.169 (versions.ACK_NVIDIA_DRIVER_VERSION).
+    pool = ack_training_pool()
+    [problem] = acceptance_cuda_problems(Cloud.ALICLOUD, pool)
+    image = versions.NCCL_TESTS_IMAGES["alicloud"]
+    assert str(problem) == (
+        f"image: the acceptance test of pool {pool.name!r} needs CUDA 12.8 ({image}), but pool {pool.name!r} runs "
+        "NVIDIA driver 535 (ACK GPU node image), which runs CUDA up to 12.2; CUDA 12.8 needs driver 570.26 or later "
+        f"(got {image})"
+    )
+    assert acceptance_cuda_problems(Cloud.ALICLOUD, pool, versions.ACK_NVIDIA_DRIVER_VERSION) == []
+    assert acceptance_cuda_problems(Cloud.AWS, efa_training_pool()) == []
+
+
+def test_the_layer_refuses_training_jobs_and_acceptance_tests_the_drivers_cannot_run():
+    raw = raw_config("alicloud") | {
+        "checkpointBucket": {},
+        "training": {
+            "queues": [{"name": "research", "gpus": {"batch": 8}}],
+            "acceptancePools": ["batch"],
+            "jobs": [
+                {
+                    "name": "llm",
+                    "queue": "research",
+                    "pool": "batch",
+                    "nodes": 1,
+                    "priority": "gpu-preemptible",
+                    "image": "example.com/train:1",
+                    "cudaVersion": "12.8",
+                    "command": ["/workspace/train.py"],
+                    "checkpointPrefix": "jobs/llm/",
+                }
+            ],
+        },
+    }
+    config = parse_stack_config(raw)
+    assert [(p.path, p.value) for p in layer_problems(config)] == [
+        ("training.jobs.0.cudaVersion", "12.8"),
+        ("training.acceptancePools.0", "batch"),
+    ]
+    assert layer_problems(config, versions.ACK_NVIDIA_DRIVER_VERSION) == []

@@ -30,8 +30,9 @@ from gpu_cloud.components.spec import (
     ModelServer,
     Problem,
     SpotGroupSpec,
+    TrainingJobSpec,
 )
-from gpu_cloud.components.versions import TENSORFLOW_SERVING_GPU_IMAGE, VLLM_IMAGE
+from gpu_cloud.components.versions import NCCL_TESTS_IMAGES, TENSORFLOW_SERVING_GPU_IMAGE, VLLM_IMAGE
 
 __all__ = [
     "ACK_DRIVER_VERSION_LABEL",
@@ -41,12 +42,15 @@ __all__ = [
     "FORWARD_COMPATIBLE_IMAGES",
     "FRAMEWORK_CUDA",
     "ImageFamily",
+    "acceptance_cuda_problems",
     "cuda_problems",
     "default_image",
     "driver_branch",
     "image_family",
     "image_framework",
     "max_cuda",
+    "nccl_tests_cuda",
+    "training_cuda_problems",
 ]
 
 
@@ -200,14 +204,7 @@ def cuda_problems(
     elif served is not None:
         known = ", ".join(FRAMEWORK_CUDA)
         problems.append(Problem("image", f"a TensorFlow Serving release not in the CUDA table ({known})", image))
-    if service.cuda_version is not None:
-        if service.cuda_version in CUDA_MIN_DRIVER:
-            needs.append(("cudaVersion", service.cuda_version, f"CUDA {service.cuda_version}", service.cuda_version))
-        else:
-            known = ", ".join(CUDA_MIN_DRIVER)
-            problems.append(
-                Problem("cudaVersion", f"not a CUDA release of the driver table ({known})", service.cuda_version)
-            )
+    problems += _cuda_version_needs(service.cuda_version, needs)
     if service.framework is not None:
         if service.framework in FRAMEWORK_CUDA:
             cuda = FRAMEWORK_CUDA[service.framework]
@@ -215,20 +212,71 @@ def cuda_problems(
         else:
             known = ", ".join(FRAMEWORK_CUDA)
             problems.append(Problem("framework", f"not a framework of the CUDA table ({known})", service.framework))
+    return problems + _driver_problems(f"inference service {service.name!r}", needs, cloud, pool, driver_version)
+
+
+def training_cuda_problems(
+    cloud: Cloud, job: TrainingJobSpec, pool: GpuNodePoolSpec | SpotGroupSpec, driver_version: str | None = None
+) -> list[Problem]:
+    """What keeps training ``job`` from running on ``pool``: its image's CUDA release (``cudaVersion``) unknown, or
+    newer than the pool's NVIDIA driver runs. A job without ``cudaVersion`` is not checked (its image is the team's
+    own and its CUDA cannot be read offline)."""
+    needs: list[tuple[str, str, str, str]] = []
+    problems = _cuda_version_needs(job.cuda_version, needs)
+    return problems + _driver_problems(f"training job {job.name!r}", needs, cloud, pool, driver_version)
+
+
+def nccl_tests_cuda(image: str) -> str | None:
+    """The CUDA release (``X.Y``) a pinned nccl-tests image is built on, from the start of its tag: AWS's
+    ``cuda12.8.1-efa…``, CoreWeave's ``12.8.1-devel-…`` (components.versions.NCCL_TESTS_IMAGES); None if the tag names
+    none."""
+    found = re.match(r"(?:cuda)?(\d+\.\d+)\.\d+-", image.rsplit(":", 1)[-1])
+    return found.group(1) if found else None
+
+
+def acceptance_cuda_problems(
+    cloud: Cloud, pool: GpuNodePoolSpec | SpotGroupSpec, driver_version: str | None = None
+) -> list[Problem]:
+    """What keeps the acceptance test of ``pool`` from running: the pinned nccl-tests image of ``cloud`` needs a CUDA
+    release the pool's NVIDIA driver does not run (e.g. an ACK pool pinned to a 550 driver, CUDA up to 12.4)."""
+    image = NCCL_TESTS_IMAGES[cloud.value]
+    cuda = nccl_tests_cuda(image)
+    needs = [] if cuda is None else [("image", cuda, f"CUDA {cuda} ({image})", image)]
+    return _driver_problems(f"the acceptance test of pool {pool.name!r}", needs, cloud, pool, driver_version)
+
+
+def _cuda_version_needs(cuda_version: str | None, needs: list[tuple[str, str, str, str]]) -> list[Problem]:
+    """Add a ``cudaVersion`` of the driver table to ``needs``; a release outside the table is a problem."""
+    if cuda_version is None:
+        return []
+    if cuda_version not in CUDA_MIN_DRIVER:
+        known = ", ".join(CUDA_MIN_DRIVER)
+        return [Problem("cudaVersion", f"not a CUDA release of the driver table ({known})", cuda_version)]
+    needs.append(("cudaVersion", cuda_version, f"CUDA {cuda_version}", cuda_version))
+    return []
+
+
+def _driver_problems(
+    workload: str,
+    needs: list[tuple[str, str, str, str]],
+    cloud: Cloud,
+    pool: GpuNodePoolSpec | SpotGroupSpec,
+    driver_version: str | None,
+) -> list[Problem]:
+    """Each need (field, CUDA release, what asks for it, the field's value) that the pool's driver branch is too old
+    for (CUDA_MIN_DRIVER)."""
     branch = driver_branch(cloud, pool, driver_version)
     family = image_family(cloud, pool)
-    for field, cuda, what, value in needs:
-        if _major(CUDA_MIN_DRIVER[cuda]) > branch:
-            problems.append(
-                Problem(
-                    field,
-                    f"inference service {service.name!r} needs {what}, but pool {pool.name!r} runs NVIDIA driver "
-                    f"{branch} ({family}), which runs CUDA up to {max_cuda(branch)}; CUDA {cuda} needs driver "
-                    f"{CUDA_MIN_DRIVER[cuda]} or later",
-                    value,
-                )
-            )
-    return problems
+    return [
+        Problem(
+            field,
+            f"{workload} needs {what}, but pool {pool.name!r} runs NVIDIA driver {branch} ({family}), which runs CUDA "
+            f"up to {max_cuda(branch)}; CUDA {cuda} needs driver {CUDA_MIN_DRIVER[cuda]} or later",
+            value,
+        )
+        for field, cuda, what, value in needs
+        if _major(CUDA_MIN_DRIVER[cuda]) > branch
+    ]
 
 
 def default_image(service: InferenceServiceSpec) -> str:

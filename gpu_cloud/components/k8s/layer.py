@@ -16,7 +16,7 @@ import pulumi_kubernetes as k8s
 
 from gpu_cloud.components.k8s.acceptance import PoolAcceptanceTest, PoolAcceptanceTestArgs
 from gpu_cloud.components.k8s.addons import GpuAddons, GpuAddonsArgs
-from gpu_cloud.components.k8s.cuda import cuda_problems
+from gpu_cloud.components.k8s.cuda import acceptance_cuda_problems, cuda_problems, training_cuda_problems
 from gpu_cloud.components.k8s.inference import InferenceService, InferenceServiceArgs
 from gpu_cloud.components.k8s.priority import PriorityClasses
 from gpu_cloud.components.k8s.queueing import TrainingQueues, TrainingQueuesArgs
@@ -86,8 +86,9 @@ class ClusterHandle:
 
 
 def layer_problems(config: StackConfig, driver_version: str | None = None) -> list[Problem]:
-    """What keeps the Kubernetes layer of ``config`` from being declared: services on pools whose driver cannot run
-    their CUDA, services without the inference namespace. Run before anything registers."""
+    """What keeps the Kubernetes layer of ``config`` from being declared: services, training jobs and acceptance tests
+    on pools whose driver cannot run their CUDA, services without the inference namespace. Run before anything
+    registers."""
     pools = _pools(config)
     found: list[Problem] = []
     if config.inference and INFERENCE_NAMESPACE not in config.access.gpu_namespaces:
@@ -100,6 +101,16 @@ def layer_problems(config: StackConfig, driver_version: str | None = None) -> li
         found += [
             Problem(f"inference.{i}.{p.path}", p.message, p.value)
             for p in cuda_problems(config.cloud, service, pools[service.pool], driver_version)
+        ]
+    for i, job in enumerate(config.training.jobs if config.training is not None else ()):
+        found += [
+            Problem(f"training.jobs.{i}.{p.path}", p.message, p.value)
+            for p in training_cuda_problems(config.cloud, job, pools[job.pool], driver_version)
+        ]
+    for i, name in enumerate(config.training.acceptance_pools if config.training is not None else ()):
+        found += [
+            Problem(f"training.acceptancePools.{i}", p.message, name)
+            for p in acceptance_cuda_problems(config.cloud, pools[name], driver_version)
         ]
     return found
 

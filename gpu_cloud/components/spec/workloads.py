@@ -281,6 +281,9 @@ class TrainingJobSpec(Spec):
     """Its PriorityClass and Kueue WorkloadPriorityClass; only non-critical jobs may run on spot capacity."""
     image: str = Field(min_length=1)
     """The training image (with PyTorch and, on EFA pools, the aws-ofi-nccl plugin)."""
+    cuda_version: str | None = Field(default=None, pattern=r"^\d+\.\d+$")
+    """The CUDA release the image is built on (``torch.version.cuda``, e.g. ``12.8``); checked against the pool's
+    driver, as an inference service's is. Without it the image's CUDA is not checked."""
     command: tuple[str, ...] = Field(min_length=1)
     """The training script and its arguments, run by ``torchrun`` on every node."""
     checkpoint_prefix: str = Field(min_length=1)
