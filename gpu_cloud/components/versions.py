@@ -6,22 +6,14 @@ with that release's date (``PIN_SOURCES``); ``tests/components/test_versions.py`
 ``tests/components/test_pin_freshness.py`` when a pin is behind the newest release seen without a recorded reason.
 docs/upgrading.md gives the routine. Each Helm chart's
 ``Chart.yaml`` and ``values.yaml`` are vendored at its pin in ``tests/charts``, where a test fails when a values key
-the project sets is no key of the pinned chart. The Kubernetes support calendar of both clouds is catalog data
-(``kubernetes_support.json`` beside this module); a spec may name any minor version that is in standard support on
-its cloud today and has every pin below.
+the project sets is no key of the pinned chart. Which Kubernetes minor versions a spec may name (standard
+support on its cloud today, and every pin below) is ``components.kubernetes_support``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from datetime import date
-from functools import cache
-from importlib import resources
 from typing import Final, NamedTuple
-
-from gpu_cloud.components.catalog import Cloud
 
 READ_ON: Final = "2026-12-02"
 """The date every pin below was verified upstream."""
@@ -581,60 +573,3 @@ PIN_SOURCES: Final[Mapping[str, PinSource]] = {
     **KARPENTER_PIN_SOURCES,
 }
 """Pin id (see ``pins``) -> where that exact value was verified and when, and the newest release seen of its line."""
-
-
-# --- Support calendar ------------------------------------------------------------------------------
-
-SUPPORT_CALENDAR_FILE: Final = "kubernetes_support.json"
-
-
-@dataclass(frozen=True)
-class SupportWindow:
-    """A Kubernetes minor version's support on one cloud."""
-
-    end_of_standard_support: date
-    end_of_extended_support: date
-    """The same as the end of standard support where the cloud offers no extended support (ACK)."""
-
-
-@cache
-def support_calendar() -> Mapping[Cloud, Mapping[str, SupportWindow]]:
-    """Cloud -> Kubernetes minor version -> support window, from ``kubernetes_support.json``."""
-    raw = json.loads(resources.files(__package__).joinpath(SUPPORT_CALENDAR_FILE).read_text(encoding="utf-8"))
-    return {
-        Cloud(cloud): {
-            version: SupportWindow(
-                date.fromisoformat(window["endOfStandardSupport"]),
-                date.fromisoformat(window["endOfExtendedSupport"]),
-            )
-            for version, window in entry["versions"].items()
-        }
-        for cloud, entry in raw["clouds"].items()
-    }
-
-
-def pinned_versions(cloud: Cloud) -> tuple[str, ...]:
-    """The Kubernetes minor versions with every pin on ``cloud``."""
-    if cloud is Cloud.AWS:
-        return tuple(
-            sorted(set(EKS_ADDON_VERSIONS) & set(EKS_AL2023_RELEASE_VERSIONS) & set(CLUSTER_AUTOSCALER_IMAGE_TAGS))
-        )
-    return tuple(sorted(ACK_KUBERNETES_RELEASES))
-
-
-def supported_versions(cloud: Cloud, today: date) -> tuple[str, ...]:
-    """The versions a spec may name on ``cloud``: pinned, and in standard support on ``today``."""
-    calendar = support_calendar()[cloud]
-    return tuple(v for v in pinned_versions(cloud) if v in calendar and today <= calendar[v].end_of_standard_support)
-
-
-def version_problem(cloud: Cloud, version: str, today: date) -> str | None:
-    """Why ``version`` cannot be deployed on ``cloud`` on ``today`` (``None`` if it can)."""
-    choices = ", ".join(supported_versions(cloud, today)) or "none"
-    window = support_calendar()[cloud].get(version)
-    if version not in pinned_versions(cloud):
-        return f"no pins for this Kubernetes version on {cloud.value} (supported: {choices})"
-    if window is None or today > window.end_of_standard_support:
-        ended = "not in the support calendar" if window is None else f"ended {window.end_of_standard_support}"
-        return f"not in standard support on {cloud.value}: {ended} (supported: {choices})"
-    return None

@@ -19,11 +19,11 @@ def _problems(config: dict[str, str]) -> list[str]:
 
 
 def test_an_unknown_key_set_by_the_host_is_reported() -> None:
-    assert 'gpu-cloud:netwrok: extra inputs are not permitted (got {"vpcCidr": "10.0.0.0/16"})' in _problems(
-        {"gpu-cloud:netwrok": '{"vpcCidr": "10.0.0.0/16"}'}
-    )
+    problem = "gpu-cloud:netwrok: extra inputs are not permitted; did you mean network?"
+    problem += ' (got {"vpcCidr": "10.0.0.0/16"})'
+    assert problem in _problems({"gpu-cloud:netwrok": '{"vpcCidr": "10.0.0.0/16"}'})
 
 
 def test_an_unknown_key_the_cli_passed_in_the_environment_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PULUMI_CONFIG", json.dumps({"gpu-cloud:regoin": "us-east-1"}))
-    assert "gpu-cloud:regoin: extra inputs are not permitted (got us-east-1)" in _problems({})
+    assert "gpu-cloud:regoin: extra inputs are not permitted; did you mean region? (got us-east-1)" in _problems({})

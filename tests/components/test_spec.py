@@ -301,7 +301,16 @@ INVALID = [
     ),
     (
         _with("nodePools.1.gpus", 4),
-        ["nodePools.1.gpus: extra inputs are not permitted (got 4)"],
+        ["nodePools.1.gpus: extra inputs are not permitted (got 4)"],  # no key is close: no suggestion
+    ),
+    # A typo of a key, at any depth, names the key it is closest to.
+    (
+        _with("nodePools.1.minsize", 0),
+        ["nodePools.1.minsize: extra inputs are not permitted; did you mean minSize? (got 0)"],
+    ),
+    (
+        _with("network.natPerZon", True),
+        ["network.natPerZon: extra inputs are not permitted; did you mean natPerZone? (got true)"],
     ),
     # Strict: no value is read as another type.
     (

@@ -51,6 +51,16 @@ def test_a_field_of_the_wrong_type_names_the_field_and_the_value() -> None:
     ]
 
 
+def test_an_unknown_field_names_the_field_it_is_closest_to() -> None:
+    # In code the Python name is the likelier meaning; in a config (test_spec) the camelCase key.
+    assert _problems(lambda: GpuNodePoolSpec(**(POOL | {"maxsize": 3}))) == [
+        "maxsize: extra inputs are not permitted; did you mean max_size? (got 3)"
+    ]
+    assert _problems(lambda: GpuNodePoolSpec(**(POOL | {"colour": "red"}))) == [
+        "colour: extra inputs are not permitted (got red)"
+    ]
+
+
 def test_an_output_in_a_spec_says_where_values_from_other_resources_go() -> None:
     def program() -> None:
         GpuNodePoolSpec(**(POOL | {"instance_types": (pulumi.Output.from_input("g5.xlarge"),)}))

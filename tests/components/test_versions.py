@@ -9,13 +9,16 @@ from importlib import resources
 
 import pytest
 
-from gpu_cloud.components import versions
+from gpu_cloud.components import kubernetes_support, versions
 from gpu_cloud.components.catalog import Cloud
-from gpu_cloud.components.versions import DEFAULT_KUBERNETES_VERSION, support_calendar, version_problem
+from gpu_cloud.components.kubernetes_support import support_calendar, version_problem
+from gpu_cloud.components.versions import DEFAULT_KUBERNETES_VERSION
 
 
 def _calendar_sources() -> dict[str, dict[str, str]]:
-    raw = json.loads(resources.files(versions.__package__).joinpath(versions.SUPPORT_CALENDAR_FILE).read_text())
+    raw = json.loads(
+        resources.files(kubernetes_support.__package__).joinpath(kubernetes_support.SUPPORT_CALENDAR_FILE).read_text()
+    )
     return {cloud: entry["source"] for cloud, entry in raw["clouds"].items()}
 
 
@@ -69,12 +72,12 @@ def test_every_version_in_standard_support_on_the_calendars_date_has_pins(cloud:
     as_of = date.fromisoformat(_calendar_sources()[cloud.value]["read_on"])
     in_support = [v for v, w in support_calendar()[cloud].items() if w.end_of_standard_support >= as_of]
     assert in_support == ["1.35", "1.36"]
-    assert versions.supported_versions(cloud, as_of) == tuple(in_support)
+    assert kubernetes_support.supported_versions(cloud, as_of) == tuple(in_support)
 
 
 def test_every_pinned_version_is_in_the_calendar() -> None:
     for cloud in Cloud:
-        assert set(versions.pinned_versions(cloud)) <= set(support_calendar()[cloud])
+        assert set(kubernetes_support.pinned_versions(cloud)) <= set(support_calendar()[cloud])
 
 
 def test_extended_support_never_ends_before_standard_support() -> None:

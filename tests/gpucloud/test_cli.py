@@ -139,7 +139,7 @@ def test_config_that_breaks_the_schema_lists_every_problem(
     assert err == (
         "error: invalid config in Pulumi.dev.yaml:\n"
         "  gpu-cloud:network.privateSubnets.1.cidr: not inside vpcCidr 10.0.0.0/16 (got 10.1.0.0/20)\n"
-        "  gpu-cloud:nodepools: extra inputs are not permitted (got [])\n"
+        "  gpu-cloud:nodepools: extra inputs are not permitted; did you mean nodePools? (got [])\n"
     )
 
 

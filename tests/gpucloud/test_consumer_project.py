@@ -54,7 +54,7 @@ def test_an_unknown_gpu_cloud_key_of_a_consumer_project_is_still_invalid_config(
     monkeypatch.chdir(root)
     status, out, err = _plan(capsys, "--dir", str(root), "--no-policy")
     assert (status, out) == (2, "")
-    problem = "gpu-cloud:nodepools: extra inputs are not permitted (got [])"
+    problem = "gpu-cloud:nodepools: extra inputs are not permitted; did you mean nodePools? (got [])"
     assert err == f"error: invalid config in Pulumi.dev.yaml:\n  {problem}\n"
 
 

@@ -127,7 +127,7 @@ def test_tensorflow_serving_scales_out_under_load_and_back_in_when_idle(tmp_path
 
 def test_the_old_gpu_memory_default_sits_at_max_replicas_through_idle(tmp_path: Path) -> None:
     """The cost of W1: prod's resnet (min 2, max 16 on 16 single-GPU g5.2xlarge) never leaves 16 replicas. A
-    TensorFlow Serving service may no longer scale on GPU memory (tests/k8s/test_inference_spec.py), so the old
+    TensorFlow Serving service may no longer scale on GPU memory (tests/gpucloud/test_refused_inference.py), so the old
     default is rebuilt as what it was: TensorFlow Serving's image run as a custom server, on GPU memory."""
     spec = service(
         server=ModelServer.CUSTOM,

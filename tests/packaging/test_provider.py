@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import re
 from collections import Counter
 from functools import cache
 from typing import Any
@@ -58,6 +59,30 @@ def test_the_sdk_analyzer_finds_every_public_component() -> None:
     result = Analyzer(PACKAGE).analyze(hosted_components())
     assert set(result["component_definitions"]) == set(public)
     assert {token(w) for w in hosted_components()} == {f"{PACKAGE}:index:{name}" for name in public}
+
+
+def _named(text: str) -> set[str]:
+    """The capitalised names a passage of a page writes as code: ``Name``."""
+    return set(re.findall(r"`([A-Z][A-Za-z0-9]+)`", text))
+
+
+def test_the_pages_name_every_public_component_and_no_other() -> None:
+    # docs/provider.md lists the hosted types, docs/components.md the Python ones per package: both kept in step
+    # with the packages' __all__ (components added by later merges were missing from both).
+    provider_page = (ROOT / "docs" / "provider.md").read_text(encoding="utf-8")
+    offered = provider_page.split("## What it offers", 1)[1].split("`tests/packaging/test_provider.py`", 1)[0]
+    assert _named(offered) == set(_public_components())
+    components_page = (ROOT / "docs" / "components.md").read_text(encoding="utf-8")
+    bullets = components_page.split("\n- `")[1:4]
+    for module, prefix in PREFIXES.items():
+        [bullet] = [b for b in bullets if b.startswith(f"{module.__name__}`")]
+        if prefix:  # the page's first sentence names the environments, the bullets their parts
+            assert f"`{module.__name__}.GpuEnvironment`" in components_page.split("\n- `", 1)[0]
+            public = {name[len(prefix) :] for name in _public_components() if name.startswith(prefix)}
+            public.remove("GpuEnvironment")
+        else:
+            public = {name for name in _public_components() if not name.startswith(("Aws", "Alicloud"))}
+        assert _named(bullet.split("```", 1)[0]) - {"ClusterHandle"} == public, module.__name__
 
 
 def test_each_components_inputs_are_its_args_fields_required_as_in_python() -> None:

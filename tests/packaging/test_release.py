@@ -31,3 +31,13 @@ def test_the_readme_and_the_provider_docs_pin_this_releases_tag() -> None:
     for page in ("README.md", "docs/provider.md", "docs/releasing.md"):
         tags = set(re.findall(r"@(v\d+\.\d+\.\d+)", (ROOT / page).read_text(encoding="utf-8")))
         assert tags == {f"v{VERSION}"}, page
+
+
+def test_the_provider_urls_mark_where_the_repository_ends() -> None:
+    # pulumi package add reads a Git URL's first two path segments as owner and repository unless ".git" marks the
+    # end of the repository (pulumi/pulumi 1b594989, sdk/go/common/util/gitutil/git.go ParseGitRepoURL).
+    for page in ("README.md", "docs/provider.md", "docs/releasing.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        urls = re.findall(r"https://\S+/provider@v\d", text)
+        assert urls, page
+        assert all("/gpu-cloud.git/provider@" in url for url in urls), (page, urls)

@@ -15,6 +15,7 @@ from gpu_cloud.components import labels
 from gpu_cloud.components.alicloud._common import check, child_options
 from gpu_cloud.components.alicloud._pool import Placement, PoolShape, node_pool
 from gpu_cloud.components.catalog import Cloud
+from gpu_cloud.components.kubernetes_support import version_problem
 from gpu_cloud.components.naming import ACK_CLUSTER, physical_name
 from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import (
@@ -27,7 +28,7 @@ from gpu_cloud.components.spec import (
     Problem,
     system_pool_problems,
 )
-from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES, version_problem
+from gpu_cloud.components.versions import ACK_KUBERNETES_RELEASES
 
 __all__ = [
     "ACK_CONTROL_PLANE_CIDR",

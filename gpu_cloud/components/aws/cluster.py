@@ -16,6 +16,7 @@ from gpu_cloud.components.aws._node_group import NodeGroupPlan, NodeGroupTarget,
 from gpu_cloud.components.aws.kms import key_use_statement
 from gpu_cloud.components.catalog import Cloud
 from gpu_cloud.components.inputs import checked, known_problems
+from gpu_cloud.components.kubernetes_support import version_problem
 from gpu_cloud.components.naming import EKS_CLUSTER, physical_name
 from gpu_cloud.components.protection import protection
 from gpu_cloud.components.spec import (
@@ -30,7 +31,6 @@ from gpu_cloud.components.versions import (
     EKS_ADDON_VERSIONS,
     EKS_NODE_MONITORING_AGENT_ADDON,
     EKS_UPGRADE_POLICY,
-    version_problem,
 )
 
 __all__ = ["ADDON_CONFIGURATION", "CONTROL_PLANE_LOG_TYPES", "SYSTEM_INSTANCE_TYPES", "GpuCluster", "GpuClusterArgs"]

@@ -38,7 +38,7 @@ class Spec(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as err:
-            raise ConfigError(validation_problems(err)) from None
+            raise ConfigError(validation_problems(err, shape=type(self), in_code=True)) from None
 
     # Pydantic calls a model's own __init__ for every nested validation too (custom_init), which would bypass the
     # strict JSON validation of the stack config; marked as the base's, it is called only when code calls the class

@@ -13,6 +13,7 @@ from pydantic.alias_generators import to_camel
 
 from gpu_cloud.components.catalog import Cloud, lookup
 from gpu_cloud.components.cloud_limits import limits
+from gpu_cloud.components.kubernetes_support import version_problem
 from gpu_cloud.components.spec.cluster import (
     ALICLOUD_ROTATION_DAYS,
     AWS_ROTATION_DAYS,
@@ -34,7 +35,6 @@ from gpu_cloud.components.spec.problems import SECRET_SHOWN, Problem
 from gpu_cloud.components.spec.provisioner import NodeProvisioner
 from gpu_cloud.components.spec.stack import StackConfig, item_check, stack_check
 from gpu_cloud.components.spec.workloads import InferenceServiceSpec, TrainingJobSpec
-from gpu_cloud.components.versions import version_problem
 
 __all__ = [
     "REQUIRED_TAGS",

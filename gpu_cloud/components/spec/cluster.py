@@ -129,7 +129,7 @@ class ClusterSpec(Spec):
 
     kubernetes_version: str = Field(default=DEFAULT_KUBERNETES_VERSION, pattern=r"^1\.\d{2}$")
     """The Kubernetes minor version, e.g. ``1.35``; node images follow it. It must be in standard support on the
-    cloud today and have every pin (``components.versions.version_problem``)."""
+    cloud today and have every pin (``components.kubernetes_support.version_problem``)."""
     log_retention_days: int = Field(default=90, ge=1, le=3653)
     """How long control-plane logs are kept."""
     system_instance_types: tuple[str, ...] = ()

@@ -17,6 +17,7 @@ from gpu_cloud.components.spec.problems import (
     Problem,
     StackConfigError,
     config_error,
+    did_you_mean,
     validation_problems,
 )
 from gpu_cloud.components.spec.stack import LIST_ITEMS, Parts, StackConfig, config_key
@@ -69,7 +70,11 @@ def parse_stack_config(raw: Mapping[str, Any]) -> StackConfig:
         if values.get(name) is _INVALID:
             del values[name]
     known = {config_key(name) for name in StackConfig.model_fields}
-    problems += [Problem(key, "extra inputs are not permitted", v) for key, v in raw.items() if key not in known]
+    problems += [
+        Problem(key, "extra inputs are not permitted" + did_you_mean(key, known), v)
+        for key, v in raw.items()
+        if key not in known
+    ]
     problems += Parts(values, items).problems()
     if problems:
         raise ConfigError(problems)
@@ -84,7 +89,7 @@ def _validate(adapter: TypeAdapter[Any], value: Any, path: str, problems: list[P
     try:
         return adapter.validate_json(json.dumps(value), strict=True)
     except ValidationError as err:
-        problems += validation_problems(err, path)
+        problems += validation_problems(err, path, StackConfig)
         return _INVALID
 
 

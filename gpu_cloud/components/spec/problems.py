@@ -3,10 +3,12 @@ wrong and the value found."""
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Iterable
+import types
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Union, get_args, get_origin
 
 import pulumi
 from pydantic import BaseModel, ValidationError
@@ -19,7 +21,9 @@ __all__ = [
     "Problem",
     "StackConfigError",
     "config_error",
+    "did_you_mean",
     "given",
+    "keys_at",
     "raise_problems",
     "show",
     "validation_problems",
@@ -78,13 +82,20 @@ def raise_problems(problems: list[Problem]) -> None:
         raise ValueError(PROBLEMS_MARK + json.dumps([[p.path, p.message, show(p.value)] for p in problems]))
 
 
-def validation_problems(err: ValidationError, root: str = "") -> list[Problem]:
+def validation_problems(
+    err: ValidationError, root: str = "", shape: type[BaseModel] | None = None, in_code: bool = False
+) -> list[Problem]:
     """The problems of pydantic's ``err`` under the field path ``root``: each error's field path and message, and the
-    problems a spec's validator carried through it (:func:`raise_problems`) split back out."""
+    problems a spec's validator carried through it (:func:`raise_problems`) split back out. With ``shape``, the model
+    the path starts from, an unknown key names the known key it is closest to (a typo): a config key, or also a
+    Python field name for a spec built ``in_code``."""
     problems: list[Problem] = []
     for error in err.errors(include_url=False):
         path = ".".join([*([root] if root else []), *(str(part) for part in error["loc"])])
         message = str(error["msg"]).removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden" and shape is not None:
+            *parent, key = path.split(".")
+            message += did_you_mean(key, keys_at(shape, parent, in_code))
         given_value = error.get("input")
         if PROBLEMS_MARK in message:
             for sub_path, sub_message, value in json.loads(message.split(PROBLEMS_MARK, 1)[1]):
@@ -95,6 +106,37 @@ def validation_problems(err: ValidationError, root: str = "") -> list[Problem]:
         else:
             problems.append(Problem(path, message[0].lower() + message[1:], _jsonable(given_value)))
     return problems
+
+
+def keys_at(shape: Any, path: Sequence[str], in_code: bool = False) -> tuple[str, ...]:
+    """The keys of the object at ``path`` (keys and list indexes) under the type ``shape``: a spec's config keys, and
+    ``in_code`` its Python field names too (a spec takes both: populate_by_name); none where the path meets a type
+    that is no spec, list or mapping of one, or a union of several."""
+    origin, args = get_origin(shape), get_args(shape)
+    if origin is Annotated:
+        return keys_at(args[0], path, in_code)
+    if origin in (Union, types.UnionType):
+        specs = [arg for arg in args if arg is not type(None)]
+        return keys_at(specs[0], path, in_code) if len(specs) == 1 else ()
+    if isinstance(shape, type) and issubclass(shape, BaseModel):
+        fields = {field.alias or name: field for name, field in shape.model_fields.items()}
+        if in_code:
+            fields |= shape.model_fields
+        if not path:
+            return tuple(fields)
+        field = fields.get(path[0])
+        return keys_at(field.annotation, path[1:], in_code) if field is not None else ()
+    if path and origin in (tuple, list, Sequence) and args and path[0].isdigit():
+        return keys_at(args[0], path[1:], in_code)
+    if path and origin in (dict, Mapping) and len(args) == 2:
+        return keys_at(args[1], path[1:], in_code)
+    return ()
+
+
+def did_you_mean(key: str, known: Iterable[str]) -> str:
+    """``; did you mean <the known key closest to key>?``, or nothing when none is close (difflib's ratio >= 0.6)."""
+    close = difflib.get_close_matches(key, list(known), n=1)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def _jsonable(value: Any) -> Any:

@@ -12,14 +12,18 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from gpu_cloud.components import versions
+from gpu_cloud.components import kubernetes_support
 
 OUTPUT = Path(__file__).resolve().parent.parent / "gpucloud_rules" / "kubernetes_support.json"
 
 
 def render() -> str:
     """The file's text: the catalog's calendar, byte for byte."""
-    return resources.files(versions.__package__).joinpath(versions.SUPPORT_CALENDAR_FILE).read_text(encoding="utf-8")
+    return (
+        resources.files(kubernetes_support.__package__)
+        .joinpath(kubernetes_support.SUPPORT_CALENDAR_FILE)
+        .read_text(encoding="utf-8")
+    )
 
 
 def main() -> None:
