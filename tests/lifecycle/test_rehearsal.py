@@ -64,6 +64,12 @@ def test_the_aws_sequence_of_the_page_runs_to_its_end(aws: Rehearsal) -> None:
     assert aws.returncode == 0, aws.explain()
 
 
+def test_the_sequence_leaves_a_model_under_every_model_servers_prefix(aws: Rehearsal) -> None:
+    """The model servers are not awaited by `up` (A5), so only the upload step makes them serve: it must cover every
+    service of every environment (prod's vLLM service included)."""
+    assert checks.unserved(aws.world) == []
+
+
 def test_the_environments_live_in_the_state_bucket_and_the_bootstrap_stays_local(aws: Rehearsal) -> None:
     assert sorted(aws.world.backends) == sorted([BOOTSTRAP_BACKEND, BACKEND])
     assert sorted(aws.world.backends[BACKEND]) == sorted(f"organization/gpu-cloud/{e}" for e in ENVIRONMENTS)
