@@ -92,28 +92,48 @@ reached a Ready state after 10 minutes, it will time out and mark the resource u
 apps/v1 Deployment docs)."""
 
 
-def unawaitable(world: World, resources: list[dict[str, Any]]) -> list[str]:
-    """Deployments (and the Services in front of them) that an `up` awaits although their pods cannot be Ready: an
-    init container waits for a model (MODEL_BUCKET/MODEL_PREFIX, components/k8s/stage_model.sh) that is not in the
-    bucket yet (aws.md A5)."""
-    problems = []
+def _model_prefixes(resources: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+    """Each model server Deployment of ``resources`` with the bucket prefix its staging init container waits for
+    (MODEL_BUCKET/MODEL_PREFIX, components/k8s/stage_model.sh)."""
+    found = []
     for r in resources:
         if r["type"] != "kubernetes:apps/v1:Deployment":
             continue
-        template = r["inputs"]["spec"]["template"]["spec"]
-        for init in template.get("initContainers", []):
+        for init in r["inputs"]["spec"]["template"]["spec"].get("initContainers", []):
             env = {e["name"]: e.get("value") for e in init.get("env", [])}
-            if "MODEL_BUCKET" not in env:
-                continue
-            model = f"{env['MODEL_BUCKET']}/{env['MODEL_PREFIX']}/"
-            present = any(key.startswith(model) for key in world.objects)
-            annotations = r["inputs"].get("metadata", {}).get("annotations") or {}
-            if not present and annotations.get(SKIP_AWAIT) != "true":
-                problems.append(
-                    f"{r['name']} awaits pods whose init container waits for s3://{model}, which is empty: the up "
-                    "fails after 10 minutes"
-                )
+            if "MODEL_BUCKET" in env:
+                found.append((r, f"{env['MODEL_BUCKET']}/{env['MODEL_PREFIX']}/"))
+    return found
+
+
+def _has_objects(world: World, prefix: str) -> bool:
+    return any(key.startswith(prefix) for key in world.objects)
+
+
+def unawaitable(world: World, resources: list[dict[str, Any]]) -> list[str]:
+    """Deployments (and the Services in front of them) that an `up` awaits although their pods cannot be Ready: an
+    init container waits for a model that is not in the bucket yet (aws.md A5)."""
+    problems = []
+    for r, model in _model_prefixes(resources):
+        annotations = r["inputs"].get("metadata", {}).get("annotations") or {}
+        if not _has_objects(world, model) and annotations.get(SKIP_AWAIT) != "true":
+            problems.append(
+                f"{r['name']} awaits pods whose init container waits for s3://{model}, which is empty: the up "
+                "fails after 10 minutes"
+            )
     return problems
+
+
+def unserved(world: World) -> list[str]:
+    """Model servers of the stacks that are up whose model is still not in the bucket: not awaited by `up`, they
+    would wait for it forever, so the sequence must upload every one (docs/deploy.md, "The models")."""
+    return [
+        f"{stack}: {r['name']} waits for a model under {model}, which is empty"
+        for stacks in world.backends.values()
+        for stack, record in stacks.items()
+        for r, model in _model_prefixes(record.get("resources") or [])
+        if not _has_objects(world, model)
+    ]
 
 
 def _authorized(

@@ -104,7 +104,15 @@ def pulumi(world: World, argv: list[str]) -> None:
         world.log.append(f"{MACHINE}: pulumi up {stack} of {', '.join(args.target)} only")
         return
     if words[:1] in (["up"], ["preview"]):
-        _run(world, backend, stack, record, up=words[0] == "up")
+        _run(
+            world,
+            backend,
+            stack,
+            record,
+            up=words[0] == "up",
+            pack=args.policy_pack,
+            pack_config=args.policy_pack_config,
+        )
         return
     fail(f"the rehearsal does not model `pulumi {' '.join(argv)}`")
 
@@ -128,22 +136,51 @@ def _config_set(path: Path, project: str, key: str, value: Any) -> None:
     path.write_text(yaml.safe_dump(document, sort_keys=False))
 
 
-def _run(world: World, backend: str, stack: str, record: dict[str, Any], *, up: bool) -> None:
-    """``pulumi up``/``preview``: the program, run offline on what the world answers, then what would fail it."""
+def _run(
+    world: World,
+    backend: str,
+    stack: str,
+    record: dict[str, Any],
+    *,
+    up: bool,
+    pack: str | None = None,
+    pack_config: str | None = None,
+) -> None:
+    """``pulumi up``/``preview``: the program, run offline on what the world answers, then what would fail it: the
+    policy pack's mandatory violations (``--policy-pack``, with ``--policy-pack-config``), the clouds' refusals."""
     from gpu_cloud.planner.engine import run_program
     from gpu_cloud.planner.model import PlanError
+    from gpu_cloud.planner.policy import load_policy_config, run_policy_pack
     from gpu_cloud.planner.project import load_project, load_stack
     from tests.lifecycle import checks
     from tests.lifecycle.world import to_record
 
     answers = checks.RecordingAnswers.of(world.answers())
     project = load_project(Path.cwd())
+    settings = load_stack(project, stack)
     try:
-        plan = run_program(project, load_stack(project, stack), answers)
+        plan = run_program(project, settings, answers)
     except PlanError as err:
         fail(f"pulumi {'up' if up else 'preview'} of {stack}: {err}")
+    problems = []
+    if pack is not None:
+        config = load_policy_config(Path.cwd() / pack_config) if pack_config is not None else None
+        report = run_policy_pack(
+            _pack_dir(pack),
+            plan.resources,
+            project=project.name,
+            stack=stack,
+            config=config,
+            dry_run=not up,
+            stack_config=settings.config,
+        )
+        problems += [
+            f"mandatory policy violation {v.policy} on {v.name}: {v.message}"
+            for v in report.violations
+            if v.level == "mandatory"
+        ]
     resources = [to_record(r) for r in plan.resources]
-    problems = checks.run_checks(world, backend, project.name, stack, record, resources, answers.reads, up, PRINCIPAL)
+    problems += checks.run_checks(world, backend, project.name, stack, record, resources, answers.reads, up, PRINCIPAL)
     if problems:
         fail(f"pulumi {'up' if up else 'preview'} of {stack} fails:\n  " + "\n  ".join(problems))
     if up:
@@ -152,6 +189,15 @@ def _run(world: World, backend: str, stack: str, record: dict[str, Any], *, up: 
         for (cloud, region), values in checks.published_parameters(resources).items():
             world.parameters.setdefault(f"{cloud}:{region}", {}).update(values)
     world.log.append(f"{MACHINE}: pulumi {'up' if up else 'preview'} {stack} as {PRINCIPAL or 'administrator'}")
+
+
+def _pack_dir(pack: str) -> Path:
+    """The policy pack folder ``--policy-pack`` names in the source tree: the rehearsal's checkout holds the program and
+    its configs, the library (its policy pack included) is the installed package's source (sequence.COPIED)."""
+    import gpu_cloud
+
+    in_checkout = Path.cwd() / pack
+    return in_checkout if in_checkout.is_dir() else Path(gpu_cloud.__file__).resolve().parent.parent / pack
 
 
 # --- aws ----------------------------------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ stacks use together counted.
 
 from __future__ import annotations
 
+import copy
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ from gpu_cloud.planner.offline import load_offline_answers
 from gpu_cloud.planner.project import load_project, load_stack
 from tests.lifecycle import checks, iam, quotas, steps
 from tests.lifecycle.checks import project_role
-from tests.lifecycle.sequence import ROOT, Rehearsal, rehearse
+from tests.lifecycle.sequence import ROOT, Rehearsal, blocks, rehearse
 from tests.lifecycle.world import World, to_record
 
 ENVIRONMENTS = ("dev", "staging", "prod")
@@ -60,6 +62,12 @@ def test_prod_cn_lives_in_the_oss_backend_and_reads_what_shared_cn_published(ali
 
 def test_the_aws_sequence_of_the_page_runs_to_its_end(aws: Rehearsal) -> None:
     assert aws.returncode == 0, aws.explain()
+
+
+def test_the_sequence_leaves_a_model_under_every_model_servers_prefix(aws: Rehearsal) -> None:
+    """The model servers are not awaited by `up` (A5), so only the upload step makes them serve: it must cover every
+    service of every environment (prod's vLLM service included)."""
+    assert checks.unserved(aws.world) == []
 
 
 def test_the_environments_live_in_the_state_bucket_and_the_bootstrap_stays_local(aws: Rehearsal) -> None:
@@ -352,3 +360,50 @@ def test_f2_a_ci_step_waits_for_its_build_and_fails_with_it(tmp_path: Path) -> N
         "no stack named 'organization/gpu-cloud/staging' found"
         in run.world.builds["gpucloud-preview-staging-shared:00000002"]["reason"]
     )
+
+
+_NO_DEPLOYERS = """printf '{"rbac-least-privilege": {"deployerRoles": []}}' > stacks/policy-config.json"""
+"""docs/deploy.md step 1 left out: the pack config names no deployer role."""
+
+
+def test_a_build_fails_its_policy_pack_when_the_pack_config_lacks_the_deployer_roles(tmp_path: Path) -> None:
+    """docs/deploy.md (AWS step 1): every build runs the pack with stacks/policy-config.json, whose deployerRoles are
+    the only cluster administrators rbac-least-privilege accepts; the deployer role's EKS admin association is refused
+    without them."""
+    world = _environments_world()
+    script = f"{_NO_DEPLOYERS}\nbootstrap/run-aws-build.sh {BACKEND.removeprefix('s3://')} gpucloud-preview-dev-shared"
+    run = rehearse("aws", tmp_path, script=script, world=world)
+    assert run.returncode == 1, run.explain()
+    [build] = run.world.builds.values()
+    assert build["status"] == "FAILED"
+    assert "mandatory policy violation rbac-least-privilege on " in build["reason"], build["reason"]
+
+
+def test_a_runner_preview_of_prod_cn_fails_its_policy_pack_without_the_deployer_roles_id(
+    alicloud: Rehearsal, tmp_path: Path
+) -> None:
+    """docs/deploy.md (Alibaba step 1): an ACK grant names its principal by RoleId, which must be in deployerRoles next
+    to the ARN; the runner runs the pack with stacks/policy-config.json."""
+    world = copy.deepcopy(alicloud.world)
+    config = json.loads((ROOT / "stacks" / "policy-config.json").read_text())
+    arns = [r for r in config["rbac-least-privilege"]["deployerRoles"] if r.startswith("acs:ram::")]
+    without_id = json.dumps({"rbac-least-privilege": {"deployerRoles": arns}})
+    [*_, runs] = blocks("alicloud")
+    define = "\n".join(line for line in runs.splitlines() if not line.startswith("on_runner prod-cn "))
+    script = "\n".join(
+        [
+            "cd bootstrap",
+            "bucket=$(pulumi stack output stateBucket --stack shared-cn)",
+            "command=$(pulumi stack output runnerCommandId --stack shared-cn)",
+            "instance=$(pulumi stack output runnerInstanceId --stack shared-cn)",
+            "cd ..",
+            f"printf '%s' '{without_id}' > stacks/policy-config.json",
+            define,
+            "on_runner prod-cn preview",
+        ]
+    )
+    run = rehearse("alicloud", tmp_path, script=script, world=world)
+    assert run.returncode == 1, run.explain()
+    last = list(run.world.builds.values())[-1]
+    assert last["status"] == "Failed"
+    assert "mandatory policy violation rbac-least-privilege on prod-cn-admins-" in last["reason"], last["reason"]

@@ -62,7 +62,9 @@ def nccl_settings(training: TrainingSpec, pool: GpuNodePoolSpec | SpotGroupSpec)
 
 
 def nccl_config_map(pool: str) -> str:
-    """Name of the ConfigMap of NCCL settings for jobs on ``pool`` (jobs load it with ``envFrom``)."""
+    """Name of the ConfigMap of NCCL settings for jobs on ``pool``, for jobs written outside the project (``envFrom``):
+    the project's own jobs (TrainingJob, PoolAcceptanceTest, and what ``gpucloud render`` prints) carry
+    :func:`nccl_settings` in their pods' environment instead, so a change reaches them as a new JobSet."""
     return f"nccl-{pool}"
 
 
