@@ -934,3 +934,27 @@ def test_every_alert_is_routed_to_the_environments_receiver(stack: str) -> None:
         assert policy["Statement"] == [
             {"Sid": "PublishAlerts", "Effect": "Allow", "Action": "sns:Publish", "Resource": topic}
         ]
+
+
+@pytest.mark.parametrize("stack", ["staging", "prod", "prod-cn"])
+def test_the_nccl_config_map_of_a_pool_holds_what_the_projects_jobs_on_it_carry(stack: str) -> None:
+    """k8s.md S2: the project's own JobSets carry their pool's NCCL settings in their pods' environment (a change
+    replaces the JobSet); the ConfigMap ``nccl-<pool>`` offers the same settings to jobs written outside the project,
+    so the two never disagree."""
+    maps = {
+        r.inputs["metadata"]["name"].removeprefix("nccl-"): r.inputs["data"]
+        for r in plan(stack).resources
+        if r.type == "kubernetes:core/v1:ConfigMap" and r.inputs["metadata"]["name"].startswith("nccl-")
+    }
+    checked = 0
+    for jobset in of_type(stack, "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"):
+        for replicated in jobset.inputs["spec"]["replicatedJobs"]:
+            pod = replicated["template"]["spec"]["template"]["spec"]
+            pool = (pod.get("nodeSelector") or {}).get("gpucloud.io/pool")
+            if pool is None:
+                continue
+            for container in pod["containers"]:
+                env = {e["name"]: e.get("value") for e in container.get("env", [])}
+                assert {k: env.get(k) for k in maps[pool]} == maps[pool], (jobset.name, container["name"])
+                checked += 1
+    assert checked > 0
