@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import json
 import os
 import shlex
@@ -130,28 +131,50 @@ def _config_set(path: Path, project: str, key: str, value: Any) -> None:
 
 def _run(world: World, backend: str, stack: str, record: dict[str, Any], *, up: bool) -> None:
     """``pulumi up``/``preview``: the program, run offline on what the world answers, then what would fail it."""
-    from gpu_cloud.planner.engine import run_program
-    from gpu_cloud.planner.model import PlanError
     from gpu_cloud.planner.project import load_project, load_stack
     from tests.lifecycle import checks
     from tests.lifecycle.world import to_record
 
     answers = checks.RecordingAnswers.of(world.answers())
     project = load_project(Path.cwd())
-    try:
-        plan = run_program(project, load_stack(project, stack), answers)
-    except PlanError as err:
-        fail(f"pulumi {'up' if up else 'preview'} of {stack}: {err}")
-    resources = [to_record(r) for r in plan.resources]
-    problems = checks.run_checks(world, backend, project.name, stack, record, resources, answers.reads, up, PRINCIPAL)
+    # The program is deterministic: the same checkout, stack and answers plan the same resources and read the same
+    # parameters. A build's `preview` and the `up` after it (nothing changed in between) are planned once per
+    # rehearsal; what follows reads the plan back from JSON whether it was just planned or not.
+    outputs = {url: {name: r.get("outputs", {}) for name, r in s.items()} for url, s in world.backends.items()}
+    inputs = [_checkout_digest(), str(Path.cwd()), stack, outputs, world.parameters]  # what world.answers() holds
+    key = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+    cached = WORLD.parent / "plans" / f"{key}.json"
+    if not cached.is_file():
+        from gpu_cloud.planner.engine import run_program
+        from gpu_cloud.planner.model import PlanError
+
+        try:
+            plan = run_program(project, load_stack(project, stack), answers)
+        except PlanError as err:
+            fail(f"pulumi {'up' if up else 'preview'} of {stack}: {err}")
+        cached.parent.mkdir(exist_ok=True)
+        planned = {"resources": [to_record(r) for r in plan.resources], "outputs": plan.outputs, "reads": answers.reads}
+        cached.write_text(json.dumps(planned))
+    planned = json.loads(cached.read_text())
+    resources, reads = planned["resources"], [tuple(read) for read in planned["reads"]]
+    problems = checks.run_checks(world, backend, project.name, stack, record, resources, reads, up, PRINCIPAL)
     if problems:
         fail(f"pulumi {'up' if up else 'preview'} of {stack} fails:\n  " + "\n  ".join(problems))
     if up:
-        record["outputs"] = plan.outputs
+        record["outputs"] = planned["outputs"]
         record["resources"] = resources
         for (cloud, region), values in checks.published_parameters(resources).items():
             world.parameters.setdefault(f"{cloud}:{region}", {}).update(values)
     world.log.append(f"{MACHINE}: pulumi {'up' if up else 'preview'} {stack} as {PRINCIPAL or 'administrator'}")
+
+
+def _checkout_digest() -> str:
+    """The content of every file of the checkout (the programs, their stacks' config, the pages)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(os.environ.get("REHEARSAL_ROOT", ".")).rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(f"{path}\0".encode() + path.read_bytes())
+    return digest.hexdigest()
 
 
 # --- aws ----------------------------------------------------------------------------------------------------------
