@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import json
 import os
+import pickle
 import shlex
 import sys
 from pathlib import Path
@@ -148,8 +150,6 @@ def _run(
 ) -> None:
     """``pulumi up``/``preview``: the program, run offline on what the world answers, then what would fail it: the
     policy pack's mandatory violations (``--policy-pack``, with ``--policy-pack-config``), the clouds' refusals."""
-    from gpu_cloud.planner.engine import run_program
-    from gpu_cloud.planner.model import PlanError
     from gpu_cloud.planner.policy import load_policy_config, run_policy_pack
     from gpu_cloud.planner.project import load_project, load_stack
     from tests.lifecycle import checks
@@ -158,10 +158,24 @@ def _run(
     answers = checks.RecordingAnswers.of(world.answers())
     project = load_project(Path.cwd())
     settings = load_stack(project, stack)
-    try:
-        plan = run_program(project, settings, answers)
-    except PlanError as err:
-        fail(f"pulumi {'up' if up else 'preview'} of {stack}: {err}")
+    # The program is deterministic: the same checkout, stack and answers plan the same resources and read the same
+    # parameters. A build's `preview` and the `up` after it (nothing changed in between) are planned once per
+    # rehearsal; what follows reads the plan back whether it was just planned or not.
+    outputs = {url: {name: r.get("outputs", {}) for name, r in s.items()} for url, s in world.backends.items()}
+    inputs = [_checkout_digest(), str(Path.cwd()), stack, outputs, world.parameters]  # what world.answers() holds
+    key = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+    cached = WORLD.parent / "plans" / f"{key}.pickle"
+    if not cached.is_file():
+        from gpu_cloud.planner.engine import run_program
+        from gpu_cloud.planner.model import PlanError
+
+        try:
+            plan = run_program(project, settings, answers)
+        except PlanError as err:
+            fail(f"pulumi {'up' if up else 'preview'} of {stack}: {err}")
+        cached.parent.mkdir(exist_ok=True)
+        cached.write_bytes(pickle.dumps((plan, answers.reads)))
+    plan, reads = pickle.loads(cached.read_bytes())
     problems = []
     if pack is not None:
         config = load_policy_config(Path.cwd() / pack_config) if pack_config is not None else None
@@ -180,7 +194,7 @@ def _run(
             if v.level == "mandatory"
         ]
     resources = [to_record(r) for r in plan.resources]
-    problems += checks.run_checks(world, backend, project.name, stack, record, resources, answers.reads, up, PRINCIPAL)
+    problems += checks.run_checks(world, backend, project.name, stack, record, resources, reads, up, PRINCIPAL)
     if problems:
         fail(f"pulumi {'up' if up else 'preview'} of {stack} fails:\n  " + "\n  ".join(problems))
     if up:
@@ -198,6 +212,15 @@ def _pack_dir(pack: str) -> Path:
 
     in_checkout = Path.cwd() / pack
     return in_checkout if in_checkout.is_dir() else Path(gpu_cloud.__file__).resolve().parent.parent / pack
+
+
+def _checkout_digest() -> str:
+    """The content of every file of the checkout (the programs, their stacks' config, the pages)."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(os.environ.get("REHEARSAL_ROOT", ".")).rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(f"{path}\0".encode() + path.read_bytes())
+    return digest.hexdigest()
 
 
 # --- aws ----------------------------------------------------------------------------------------------------------

@@ -60,8 +60,13 @@ class Installed:
         return self.venv / "bin" / "python"
 
     def run(self, tool: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-        """Run a console script or ``python`` of the environment, as a user's shell with it activated would."""
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+        """Run a console script or ``python`` of the environment, as a user's shell with it activated would.
+
+        Without CI's PYTHONDONTWRITEBYTECODE: the environment is a temporary one, installed without bytecode, and
+        with it set each process (a plan, its pack) would compile again every SDK module it imports.
+        """
+        left_out = ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONDONTWRITEBYTECODE")
+        env = {k: v for k, v in os.environ.items() if k not in left_out}
         env["PATH"] = f"{self.venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
         env["XDG_CACHE_HOME"] = str(self.venv.parent / "cache")  # where `gpucloud policy-path` copies the pack
         return subprocess.run(

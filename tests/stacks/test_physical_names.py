@@ -48,7 +48,9 @@ component's name) with the additions and removals made on purpose since."""
 
 
 def _plan_as(config_of: str, stack: str) -> Plan:
-    """The plan of stack ``config_of``'s config file, run as the stack ``stack``."""
+    """The plan of stack ``config_of``'s config file, run as the stack ``stack`` (a stack's own: its one plan)."""
+    if config_of == stack:
+        return plan(stack)
     project = load_project(ROOT)
     settings = dataclasses.replace(load_stack(project, config_of), name=stack)
     return run_program(project, settings, load_offline_answers(project.config_dir))
