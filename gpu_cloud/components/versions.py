@@ -334,7 +334,18 @@ CUDA 12.9 build of release 0.31.0: vLLM publishes each release as ``v<version>``
 and ``v<version>-cu129`` (.buildkite/scripts/publish-release-images.sh, "CUDA 12.9" section), and only those two
 ("We only release cu129 and cu130 wheels", vllm-project/vllm#42756, maintainer, 2026-05-15). 12.9 keeps every pool of
 the project in CUDA 12 (components.k8s.cuda). 0.31.0 is the newest release AWS's Deep Learning Containers build on
-(aws/deep-learning-containers docs/src/data/vllm/0.31.0-gpu-ec2.yml at c6e3ca18). Read 2026-12-03."""
+(aws/deep-learning-containers docs/src/data/vllm/0.31.0-gpu-ec2.yml at c6e3ca18). Read 2026-12-03.
+
+Not verified to start: vLLM's CUDA builds install torchcodec 0.14 or later (requirements/cuda.txt at 009d5248), which
+has CUDA 13 wheels only, so ``import torchcodec`` fails in the CUDA 12.9 build (``OSError: libnvrtc.so.13``;
+vllm-project/vllm#48592, v0.25.0, 2026-07-14, closed; #47888 caught only RuntimeError, and a comment there of
+2026-08-15 still crashes from v0.27.0). On main of 2026-08-28 (6f7df92) vLLM imports the video backend lazily, inside
+``decode_video``, so ``import vllm.multimodal`` completes with a broken torchcodec and only video requests fail
+(vllm-project/vllm#54097, comments of 2026-08-28/29; the guard fix #54334 is open). 0.31.0 came after that (v0.30.0
+was the newest on 2026-09-23, AMD-AGI/TraceLens#1055), but its tag was not read, and a third-party script of
+2026-10-06 on this exact tag (a Qwen3.5 model, multimodal architecture, ``--language-model-only``) reports a crash at
+import and uninstalls torchcodec first, which a read-only root does not allow. No v0.31.x patch or upstream switch
+that skips torchcodec was found. Read 2026-12-04; details and the check in docs/inference.md."""
 
 EKS_EBS_CSI_DRIVER_ADDON: dict[str, str] = {
     # The build AWS marks defaultVersion for Kubernetes 1.36 in `aws eks describe-addon-versions --addon-name
