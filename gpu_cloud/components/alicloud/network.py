@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_cloud.components.alicloud._common import check, child_options
-from gpu_cloud.components.spec import EgressMode, NetworkSpec, Problem
+from gpu_cloud.components.spec import EgressMode, NetworkSpec, Problem, SubnetSpec
 
 __all__ = ["PrivateNetwork", "PrivateNetworkArgs"]
 
@@ -83,32 +83,10 @@ class PrivateNetwork(pulumi.ComponentResource):
             tags=tags,
             opts=child_options(self),
         )
-        vswitches = [
-            alicloud.vpc.Switch(
-                f"{name}-vswitch-{i}",
-                vswitch_name=f"{name}-{subnet.zone}-{i}",
-                vpc_id=vpc.id,
-                zone_id=subnet.zone,
-                cidr_block=str(subnet.cidr),
-                tags=tags,
-                opts=child_options(self),
-            )
-            for i, subnet in enumerate(spec.private_subnets)
-        ]
+        vswitches = self._vswitches(f"{name}-vswitch", name, vpc, spec.private_subnets, tags)
         # Terway's pod vswitches: ACK recommends them apart from the node vswitches, and the cluster takes them only
         # at creation (cs.ManagedKubernetes ``pod_vswitch_ids``), so they exist before the first cluster (F7).
-        pod_vswitches = [
-            alicloud.vpc.Switch(
-                f"{name}-pod-vswitch-{i}",
-                vswitch_name=f"{name}-pods-{subnet.zone}-{i}",
-                vpc_id=vpc.id,
-                zone_id=subnet.zone,
-                cidr_block=str(subnet.cidr),
-                tags=tags,
-                opts=child_options(self),
-            )
-            for i, subnet in enumerate(spec.pod_subnets)
-        ]
+        pod_vswitches = self._vswitches(f"{name}-pod-vswitch", f"{name}-pods", vpc, spec.pod_subnets, tags)
         self.pod_vswitch_ids = [v.id for v in pod_vswitches]
         self.vpc_id = vpc.id
         self.route_table_id = vpc.route_table_id
@@ -128,6 +106,28 @@ class PrivateNetwork(pulumi.ComponentResource):
                 "podVswitchIds": self.pod_vswitch_ids,
             }
         )
+
+    def _vswitches(
+        self,
+        resource_prefix: str,
+        name_prefix: str,
+        vpc: alicloud.vpc.Network,
+        subnets: Sequence[SubnetSpec],
+        tags: dict[str, str],
+    ) -> list[alicloud.vpc.Switch]:
+        """One vswitch per subnet: resource ``<resource_prefix>-<i>``, named ``<name_prefix>-<zone>-<i>``."""
+        return [
+            alicloud.vpc.Switch(
+                f"{resource_prefix}-{i}",
+                vswitch_name=f"{name_prefix}-{subnet.zone}-{i}",
+                vpc_id=vpc.id,
+                zone_id=subnet.zone,
+                cidr_block=str(subnet.cidr),
+                tags=tags,
+                opts=child_options(self),
+            )
+            for i, subnet in enumerate(subnets)
+        ]
 
     def _snat_egress(
         self,
