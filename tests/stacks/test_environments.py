@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from gpu_cloud.components.aws.expander import priority_of
 from gpu_cloud.planner.cli import POLICY_PACK
@@ -543,6 +544,26 @@ def test_the_deploy_runner_reaches_the_private_api(stack: str) -> None:
         rule = named(stack, f"{stack}-deploy-peering-connection")
     provider = named(stack, f"{stack}-kubernetes")
     assert rule.urn in provider.dependencies
+
+
+def test_a_runner_in_another_region_is_read_and_peered_in_that_region(tmp_path: Path) -> None:
+    """aws.md A6: with ``deploy.runnerRegion``, the bootstrap's parameters are read there and the peering's accepter,
+    its options and the runner-side routes are created there (EC2 CreateVpcPeeringConnection PeerRegion: "the Region
+    code for the accepter VPC")."""
+    project = load_project(ROOT)
+    dev = load_stack(project, "dev")
+    deploy = json.dumps({**json.loads(dev.config["gpu-cloud:deploy"]), "runnerRegion": "us-west-2"})
+    answers = yaml.safe_load((ROOT / "stacks" / "offline-answers.yaml").read_text(encoding="utf-8"))
+    answers["parameters"]["aws:us-west-2"] = answers["parameters"].pop("aws:us-east-1")
+    (tmp_path / "offline-answers.yaml").write_text(yaml.safe_dump(answers), encoding="utf-8")
+    moved = replace(dev, config={**dev.config, "gpu-cloud:deploy": deploy})
+    found = run_program(project, moved, load_offline_answers(project.config_dir, tmp_path / "offline-answers.yaml"))
+    peering = {r.name: r.inputs for r in found.resources if r.name.startswith("dev-deploy-peering-")}
+    requester = peering["dev-deploy-peering-requester"]
+    assert (requester["peerRegion"], requester["peerVpcId"]) == ("us-west-2", "vpc-0e5d7c3a9b1f24680")
+    in_runner_region = ["accepter", "accepter-options", "peer-route-0", "peer-route-1"]
+    assert [peering[f"dev-deploy-peering-{n}"].get("region") for n in in_runner_region] == ["us-west-2"] * 4
+    assert [peering[f"dev-deploy-peering-{n}"].get("region") for n in ("requester", "route-0", "route-1")] == [None] * 3
 
 
 def test_dev_runs_inference_on_spot_with_an_on_demand_fall_back_that_scales_to_zero() -> None:
