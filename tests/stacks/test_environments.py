@@ -889,6 +889,30 @@ def test_every_node_instance_volume_and_interface_carries_the_environments_tags(
         assert node_class.inputs["spec"]["tags"] == tags, node_class.name
 
 
+def test_prod_cn_installs_gpu_sharing_once_the_system_pool_has_nodes() -> None:
+    """alicloud.md F10: the add-on's install task is awaited within its create timeout, so it waits for the cluster's
+    first nodes (the system pool), not for the cluster alone."""
+    [addon] = of_type("prod-cn", "alicloud:cs/kubernetesAddon:KubernetesAddon")
+    assert named("prod-cn", "prod-cn-gpu-system").urn in addon.dependencies
+
+
+def test_prod_cn_pods_take_vswitches_of_their_own_and_the_cluster_waits_for_every_snat_entry() -> None:
+    """alicloud.md F7: Terway's pod vswitches are not the node vswitches (ACK reads pod_vswitch_ids on create only).
+    F9: the cluster is created once the VPC has its egress, every SNAT entry of the network."""
+    cluster = named("prod-cn", "prod-cn-gpu-cluster")
+    names = {
+        key: [urn.rsplit("::", 1)[1] for urn in cluster.property_dependencies[key]]
+        for key in ("vswitchIds", "podVswitchIds")
+    }
+    assert names == {
+        "vswitchIds": ["prod-cn-network-vswitch-0", "prod-cn-network-vswitch-1"],
+        "podVswitchIds": ["prod-cn-network-pod-vswitch-0", "prod-cn-network-pod-vswitch-1"],
+    }
+    snat = {r.urn for r in of_type("prod-cn", "alicloud:vpc/snatEntry:SnatEntry")}
+    assert len(snat) == 4
+    assert snat <= set(cluster.dependencies)
+
+
 def test_prod_cn_installs_gpu_sharing_on_its_cluster_before_the_kubernetes_layer() -> None:
     """The shared inference pool's pods request aliyun.com/gpu-mem, which only ack-ai-installer advertises; the
     cluster's addons list reaches only a new cluster, so the add-on is its own resource, and the Kubernetes objects
