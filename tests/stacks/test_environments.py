@@ -901,7 +901,7 @@ def test_prod_cn_pods_take_vswitches_of_their_own_and_the_cluster_waits_for_ever
     F9: the cluster is created once the VPC has its egress, every SNAT entry of the network."""
     cluster = named("prod-cn", "prod-cn-gpu-cluster")
     names = {
-        key: [urn.rsplit("::", 1)[1] for urn in cluster.property_dependencies[key]]
+        key: sorted(urn.rsplit("::", 1)[1] for urn in cluster.property_dependencies[key])
         for key in ("vswitchIds", "podVswitchIds")
     }
     assert names == {
