@@ -298,11 +298,12 @@ class GpuCluster(pulumi.ComponentResource):
             service_cidr=str(SERVICE_CIDR),
             # The network component owns egress (SNAT only); ACK must not add a NAT gateway of its own.
             new_nat_gateway=False,
-            # No public API endpoint: the API server gets only its intranet load balancer. The provider does not
-            # send these two falses (it sends a field only when GetOk finds it set, and false is unset:
-            # aliyun/terraform-provider-alicloud@81c43b67 resource_alicloud_cs_managed_kubernetes.go:1018-1024, since
-            # 47f872f2 of 2024-10-24), and CreateCluster's endpoint_public_access defaults to true: an Internet
-            # endpoint on the API server fails the run (api_intranet_endpoint; review alicloud.md F9).
+            # No public API endpoint: the API server gets only its intranet load balancer. The provider sends neither
+            # this false nor new_nat_gateway's: it sends a field only when GetOk finds it set, and false is unset
+            # (aliyun/terraform-provider-alicloud@81c43b67 resource_alicloud_cs_managed_kubernetes.go:1018-1024,
+            # since 47f872f2 of 2024-10-24). CreateCluster's snat_entry defaults to false, as wanted; its
+            # endpoint_public_access defaults to true, so an Internet endpoint on the API server fails the run
+            # (api_intranet_endpoint; alicloud.md F9).
             slb_internet_enabled=False,
             encryption_provider_key=args.kms_key_id,
             disable_encryption=False,
