@@ -4,6 +4,8 @@ Scaling service-linked role, and the deploy runner (CodeBuild in a private VPC).
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import tomllib
 from collections import Counter
 from pathlib import Path
@@ -107,6 +109,54 @@ def test_the_build_installs_the_cli_of_the_locked_sdk_and_pins_its_python() -> N
     install = yaml.safe_load(BUILDSPEC)["phases"]["install"]
     assert install["runtime-versions"] == {"python": PYTHON_RUNTIME}
     assert f"sh -s -- --version {sdk}" in install["commands"][0]
+
+
+def test_the_runner_vpc_has_only_the_free_s3_gateway_endpoint(plan: Plan) -> None:
+    # Builds leave through the NAT gateway; interface endpoints would only bill by the hour in each zone (aws.md A11).
+    endpoints = [r for r in plan.resources if r.type == "aws:ec2/vpcEndpoint:VpcEndpoint"]
+    assert [(r.name, r.inputs["vpcEndpointType"]) for r in endpoints] == [("runner-network-s3", "Gateway")]
+
+
+FAKE_CLI = """#!/usr/bin/env bash
+# Logs its call, then answers as the CLI would for the calls bootstrap/run-aws-build.sh makes.
+printf '%s' "$(basename "$0")" >>"$FAKE_LOG"; printf ' %s' "$@" >>"$FAKE_LOG"; printf '\\n' >>"$FAKE_LOG"
+case "$(basename "$0") $1 $2" in
+  "git rev-parse HEAD") echo "$FAKE_COMMIT";;
+  "aws s3api put-object") echo "version-of-$FAKE_COMMIT";;
+  "aws codebuild start-build") echo "build-of-$FAKE_COMMIT";;
+  "aws codebuild batch-get-builds") echo SUCCEEDED;;
+esac
+"""
+
+
+def test_a_build_runs_the_archive_of_its_own_commit_at_the_version_it_uploaded(tmp_path: Path) -> None:
+    """aws.md A7: concurrent builds never share a source object. Each run uploads ``deploy/<commit>.zip`` and starts
+    its build pinned to the object version that upload created (CodeBuild StartBuild sourceVersion: "the version ID of
+    the object that represents the build input ZIP file")."""
+    for tool in ("git", "aws"):
+        (tmp_path / tool).write_text(FAKE_CLI)
+        (tmp_path / tool).chmod(0o755)
+    log = tmp_path / "calls.log"
+    for commit in ("c0ffee1", "beef002"):
+        subprocess.run(
+            [BOOTSTRAP / "run-aws-build.sh", "state-bucket", "gpucloud-deploy-prod-shared", "up", "--yes"],
+            env=dict(os.environ, PATH=f"{tmp_path}:{os.environ['PATH']}", FAKE_LOG=str(log), FAKE_COMMIT=commit),
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+        )
+    calls = [line for line in log.read_text().splitlines() if line.startswith(("aws s3api", "aws codebuild start"))]
+    assert calls == [
+        call
+        for commit in ("c0ffee1", "beef002")
+        for call in (
+            f"aws s3api put-object --bucket state-bucket --key deploy/{commit}.zip --body source.zip"
+            " --query VersionId --output text",
+            "aws codebuild start-build --project-name gpucloud-deploy-prod-shared"
+            f" --source-location-override state-bucket/deploy/{commit}.zip --source-version version-of-{commit}"
+            " --environment-variables-override name=PULUMI_COMMAND,value=up --yes --query build.id --output text",
+        )
+    ]
 
 
 def test_it_publishes_what_the_environments_read_as_parameters_in_its_region(plan: Plan) -> None:

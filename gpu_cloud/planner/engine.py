@@ -36,7 +36,7 @@ from gpu_cloud.planner.project import Project, StackSettings
 from gpu_cloud.planner.transforms import StackTransforms
 from gpu_cloud.planner.wire import struct_to_json
 
-__all__ = ["Plan", "record", "run_program"]
+__all__ = ["Plan", "close_loop", "record", "run_program"]
 
 _DEFAULT_REGIONS = {"aws": "us-east-1", "alicloud": "cn-hangzhou"}
 """Region of a data-source call when neither the call, its provider nor the config names one."""
@@ -344,7 +344,7 @@ def _record(
         raise
     finally:
         monitor.transforms.close()
-        _close(loop)
+        close_loop(loop)
     if monitor.unsupported:
         raise PlanError(
             "the program uses what gpucloud plan cannot apply faithfully: " + "; ".join(monitor.unsupported)
@@ -367,7 +367,7 @@ def _refused(refusals: list[str]) -> PlanError:
     return PlanError("the program reads what the deployment would not give it:\n  " + "\n  ".join(refusals))
 
 
-def _close(loop: asyncio.AbstractEventLoop) -> None:
+def close_loop(loop: asyncio.AbstractEventLoop) -> None:
     """Cancel what is still pending on ``loop`` (and what that cancellation starts), then close it. Errors of what
     was left over are not printed when their futures go away: the run reported its first error already."""
     loop.set_exception_handler(lambda _loop, _context: None)

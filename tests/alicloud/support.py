@@ -10,11 +10,11 @@ from typing import Any
 
 import pulumi
 import pytest
-from pulumi.runtime import mocks
+from pulumi.runtime import mocks, settings
 from pulumi.runtime.stack import run_pulumi_func
 
 from gpu_cloud.components.spec import ConfigError, GpuNodePoolSpec, NetworkSpec, SpotGroupSpec, parse_stack_config
-from gpu_cloud.planner.engine import Plan, record
+from gpu_cloud.planner.engine import Plan, close_loop, record
 from gpu_cloud.planner.model import RecordedResource
 
 NETWORK = NetworkSpec.model_validate(
@@ -213,12 +213,16 @@ def applied(
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         pulumi.runtime.set_mocks(fake, project="test", stack="test", preview=False)
+        # As gpu_cloud.planner.engine runs a program: the SDK's pending outputs are one set for every run, and what a
+        # failed run leaves there would fail the next run ("Event loop is closed"); so each run has a set of its own
+        # and its loop is closed with what is still pending on it cancelled.
+        settings.SETTINGS.outputs = set()
         try:
             loop.run_until_complete(whole_run())
         except Exception as err:  # the program's own failure is what the caller checks
             fake.applied.error = err
         finally:
-            loop.close()
+            close_loop(loop)
 
     contextvars.Context().run(run)
     return fake.applied

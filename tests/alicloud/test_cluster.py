@@ -110,14 +110,15 @@ def test_the_allow_list_is_turned_on_for_the_api_listener_only_after_every_entry
     assert (check["PropertySelector"], check["DesiredValues"]) == ("AclStatus", ["on"])
 
 
-def _up(status: str) -> Any:
+def _up(status: str, connections: dict[str, str] | None = None) -> Any:
     def program() -> pulumi.Output[Any]:
         cluster = GpuCluster("gpu", _args())
         return pulumi.Output.all(cluster.api_allow_list, cluster.kubeconfig)
 
+    endpoints = connections or {"apiServerInternet": "", "apiServerIntranet": "https://10.30.0.5:6443"}
     return applied(
         program,
-        outputs={CLUSTER: {"slbId": "lb-api"}, EXECUTION: {"status": status}},
+        outputs={CLUSTER: {"slbId": "lb-api", "connections": [endpoints]}, EXECUTION: {"status": status}},
         answers={
             "alicloud:cs/getClusterCredential:getClusterCredential": {
                 "certificateAuthorities": [{"clusterCert": "CA", "clientCert": "CERT", "clientKey": "KEY"}]
@@ -132,6 +133,17 @@ def test_an_allow_list_execution_that_did_not_succeed_fails_the_run() -> None:
     failed = _up("Failed").error
     assert isinstance(failed, pulumi.RunError)
     assert "API server allow list of gpu-test ended Failed" in str(failed)
+
+
+def test_an_api_server_that_got_an_internet_endpoint_fails_the_run() -> None:
+    # The provider does not send slb_internet_enabled=false, and CreateCluster's endpoint_public_access defaults to
+    # true (review alicloud.md F9): the component makes that loud. DescribeClusterDetail's master_url has an empty
+    # api_server_endpoint when there is none.
+    assert _up("Success").error is None
+    public = {"apiServerInternet": "https://47.96.0.1:6443", "apiServerIntranet": "https://10.30.0.5:6443"}
+    failed = _up("Success", public).error
+    assert isinstance(failed, pulumi.RunError)
+    assert "the API server of gpu-test has an Internet endpoint https://47.96.0.1:6443" in str(failed)
 
 
 def test_the_kubeconfig_certificate_is_short_lived() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from gpu_cloud.components.aws.expander import priority_of
 from gpu_cloud.planner.cli import POLICY_PACK
@@ -545,6 +546,26 @@ def test_the_deploy_runner_reaches_the_private_api(stack: str) -> None:
     assert rule.urn in provider.dependencies
 
 
+def test_a_runner_in_another_region_is_read_and_peered_in_that_region(tmp_path: Path) -> None:
+    """aws.md A6: with ``deploy.runnerRegion``, the bootstrap's parameters are read there and the peering's accepter,
+    its options and the runner-side routes are created there (EC2 CreateVpcPeeringConnection PeerRegion: "the Region
+    code for the accepter VPC")."""
+    project = load_project(ROOT)
+    dev = load_stack(project, "dev")
+    deploy = json.dumps({**json.loads(dev.config["gpu-cloud:deploy"]), "runnerRegion": "us-west-2"})
+    answers = yaml.safe_load((ROOT / "stacks" / "offline-answers.yaml").read_text(encoding="utf-8"))
+    answers["parameters"]["aws:us-west-2"] = answers["parameters"].pop("aws:us-east-1")
+    (tmp_path / "offline-answers.yaml").write_text(yaml.safe_dump(answers), encoding="utf-8")
+    moved = replace(dev, config={**dev.config, "gpu-cloud:deploy": deploy})
+    found = run_program(project, moved, load_offline_answers(project.config_dir, tmp_path / "offline-answers.yaml"))
+    peering = {r.name: r.inputs for r in found.resources if r.name.startswith("dev-deploy-peering-")}
+    requester = peering["dev-deploy-peering-requester"]
+    assert (requester["peerRegion"], requester["peerVpcId"]) == ("us-west-2", "vpc-0e5d7c3a9b1f24680")
+    in_runner_region = ["accepter", "accepter-options", "peer-route-0", "peer-route-1"]
+    assert [peering[f"dev-deploy-peering-{n}"].get("region") for n in in_runner_region] == ["us-west-2"] * 4
+    assert [peering[f"dev-deploy-peering-{n}"].get("region") for n in ("requester", "route-0", "route-1")] == [None] * 3
+
+
 def test_dev_runs_inference_on_spot_with_an_on_demand_fall_back_that_scales_to_zero() -> None:
     spot = named("dev", "dev-inference-spot-spot").inputs
     fallback = named("dev", "dev-inference-spot-ondemand").inputs
@@ -866,6 +887,30 @@ def test_every_node_instance_volume_and_interface_carries_the_environments_tags(
     # "spec.tags"): the same ones.
     for node_class in of_type(stack, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"):
         assert node_class.inputs["spec"]["tags"] == tags, node_class.name
+
+
+def test_prod_cn_installs_gpu_sharing_once_the_system_pool_has_nodes() -> None:
+    """alicloud.md F10: the add-on's install task is awaited within its create timeout, so it waits for the cluster's
+    first nodes (the system pool), not for the cluster alone."""
+    [addon] = of_type("prod-cn", "alicloud:cs/kubernetesAddon:KubernetesAddon")
+    assert named("prod-cn", "prod-cn-gpu-system").urn in addon.dependencies
+
+
+def test_prod_cn_pods_take_vswitches_of_their_own_and_the_cluster_waits_for_every_snat_entry() -> None:
+    """alicloud.md F7: Terway's pod vswitches are not the node vswitches (ACK reads pod_vswitch_ids on create only).
+    F9: the cluster is created once the VPC has its egress, every SNAT entry of the network."""
+    cluster = named("prod-cn", "prod-cn-gpu-cluster")
+    names = {
+        key: sorted(urn.rsplit("::", 1)[1] for urn in cluster.property_dependencies[key])
+        for key in ("vswitchIds", "podVswitchIds")
+    }
+    assert names == {
+        "vswitchIds": ["prod-cn-network-vswitch-0", "prod-cn-network-vswitch-1"],
+        "podVswitchIds": ["prod-cn-network-pod-vswitch-0", "prod-cn-network-pod-vswitch-1"],
+    }
+    snat = {r.urn for r in of_type("prod-cn", "alicloud:vpc/snatEntry:SnatEntry")}
+    assert len(snat) == 4
+    assert snat <= set(cluster.dependencies)
 
 
 def test_prod_cn_installs_gpu_sharing_on_its_cluster_before_the_kubernetes_layer() -> None:

@@ -41,6 +41,7 @@ __all__ = [
     "GpuCluster",
     "GpuClusterArgs",
     "api_acl_template",
+    "api_intranet_endpoint",
     "maintenance_window",
     "require_success",
 ]
@@ -297,7 +298,12 @@ class GpuCluster(pulumi.ComponentResource):
             service_cidr=str(SERVICE_CIDR),
             # The network component owns egress (SNAT only); ACK must not add a NAT gateway of its own.
             new_nat_gateway=False,
-            # No public API endpoint: the API server gets only its intranet load balancer.
+            # No public API endpoint: the API server gets only its intranet load balancer. The provider sends neither
+            # this false nor new_nat_gateway's: it sends a field only when GetOk finds it set, and false is unset
+            # (aliyun/terraform-provider-alicloud@81c43b67 resource_alicloud_cs_managed_kubernetes.go:1018-1024,
+            # since 47f872f2 of 2024-10-24). CreateCluster's snat_entry defaults to false, as wanted; its
+            # endpoint_public_access defaults to true, so an Internet endpoint on the API server fails the run
+            # (api_intranet_endpoint; alicloud.md F9).
             slb_internet_enabled=False,
             encryption_provider_key=args.kms_key_id,
             disable_encryption=False,
@@ -326,7 +332,8 @@ class GpuCluster(pulumi.ComponentResource):
         self.api_load_balancer_id = cluster.slb_id
         self.api_allow_list = self._api_allow_list(name, args, cluster)
         self.security_group_id = cluster.security_group_id
-        self.endpoint = cluster.connections.apply(_intranet_endpoint)
+        cluster_name = self.cluster_name
+        self.endpoint = cluster.connections.apply(lambda c: api_intranet_endpoint(c, cluster_name))
         # The data source's kube_config always names the Internet endpoint (the provider sends
         # DescribeClusterUserKubeconfig with PrivateIpAddress=false; service_alicloud_cs.go), which this cluster
         # does not have: the kubeconfig is assembled from the intranet endpoint and the same credential's certificates.
@@ -452,7 +459,17 @@ def intranet_kubeconfig(name: str, endpoint: str, authority: object) -> str:
     )
 
 
-def _intranet_endpoint(connections: object) -> str:
+def api_intranet_endpoint(connections: object, cluster_name: str) -> str:
+    """The API server's intranet endpoint among the cluster's ``connections``; a RunError when it also has an Internet
+    endpoint (empty without one: DescribeClusterDetail ``master_url`` ``{"api_server_endpoint":"",
+    "intranet_api_server_endpoint":"https://<ip>:6443"}``, which the provider's Read copies into ``connections``)."""
     # Typed as a list of connections by pulumi-alicloud; one object in the Terraform schema's older releases.
     first = connections[0] if isinstance(connections, list) and connections else connections
+    internet = getattr(first, "api_server_internet", None)
+    if internet:
+        raise pulumi.RunError(
+            f"the API server of {cluster_name} has an Internet endpoint {internet}: this project's clusters have a"
+            " private endpoint only; unbind the EIP from the API server's load balancer (ACK console, Cluster"
+            " Information, API server Public Endpoint), then run again"
+        )
     return str(getattr(first, "api_server_intranet", None) or "")
