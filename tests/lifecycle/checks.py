@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -92,9 +93,34 @@ reached a Ready state after 10 minutes, it will time out and mark the resource u
 apps/v1 Deployment docs)."""
 
 
-def _model_prefixes(resources: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
-    """Each model server Deployment of ``resources`` with the bucket prefix its staging init container waits for
-    (MODEL_BUCKET/MODEL_PREFIX, components/k8s/stage_model.sh)."""
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a model server's staging init container looks for its model (components/k8s/stage_model.sh)."""
+
+    store: str
+    """``s3`` or ``oss`` (MODEL_STORE)."""
+    prefix: str
+    """``<bucket>/<prefix>/`` (MODEL_BUCKET, MODEL_PREFIX)."""
+    version: str
+    """``latest`` or a version number (MODEL_VERSION)."""
+
+    def served_by(self, world: World) -> bool:
+        """Whether the bucket holds what the script stages: an object in a numeric version directory directly under the
+        prefix (``<prefix>/<version>/...``), the newest one for ``latest``, else the one named."""
+        versions = {
+            key.removeprefix(self.prefix).split("/", 1)[0]
+            for key in world.objects
+            if key.startswith(self.prefix) and "/" in key.removeprefix(self.prefix)
+        }
+        numeric = {v for v in versions if v.isdigit()}
+        return bool(numeric) if self.version == "latest" else any(int(v) == int(self.version) for v in numeric)
+
+    def __str__(self) -> str:
+        return f"{self.store}://{self.prefix}"
+
+
+def _model_sources(resources: list[dict[str, Any]]) -> list[tuple[dict[str, Any], ModelSource]]:
+    """Each model server Deployment of ``resources`` with where its staging init container waits for the model."""
     found = []
     for r in resources:
         if r["type"] != "kubernetes:apps/v1:Deployment":
@@ -102,23 +128,20 @@ def _model_prefixes(resources: list[dict[str, Any]]) -> list[tuple[dict[str, Any
         for init in r["inputs"]["spec"]["template"]["spec"].get("initContainers", []):
             env = {e["name"]: e.get("value") for e in init.get("env", [])}
             if "MODEL_BUCKET" in env:
-                found.append((r, f"{env['MODEL_BUCKET']}/{env['MODEL_PREFIX']}/"))
+                prefix = f"{env['MODEL_BUCKET']}/{env['MODEL_PREFIX']}/"
+                found.append((r, ModelSource(env["MODEL_STORE"], prefix, env["MODEL_VERSION"])))
     return found
-
-
-def _has_objects(world: World, prefix: str) -> bool:
-    return any(key.startswith(prefix) for key in world.objects)
 
 
 def unawaitable(world: World, resources: list[dict[str, Any]]) -> list[str]:
     """Deployments (and the Services in front of them) that an `up` awaits although their pods cannot be Ready: an
     init container waits for a model that is not in the bucket yet (aws.md A5)."""
     problems = []
-    for r, model in _model_prefixes(resources):
+    for r, model in _model_sources(resources):
         annotations = r["inputs"].get("metadata", {}).get("annotations") or {}
-        if not _has_objects(world, model) and annotations.get(SKIP_AWAIT) != "true":
+        if not model.served_by(world) and annotations.get(SKIP_AWAIT) != "true":
             problems.append(
-                f"{r['name']} awaits pods whose init container waits for s3://{model}, which is empty: the up "
+                f"{r['name']} awaits pods whose init container waits for {model}, which is empty: the up "
                 "fails after 10 minutes"
             )
     return problems
@@ -128,11 +151,11 @@ def unserved(world: World) -> list[str]:
     """Model servers of the stacks that are up whose model is still not in the bucket: not awaited by `up`, they
     would wait for it forever, so the sequence must upload every one (docs/deploy.md, "The models")."""
     return [
-        f"{stack}: {r['name']} waits for a model under {model}, which is empty"
+        f"{stack}: {r['name']} waits for a model version under {model}, which has none"
         for stacks in world.backends.values()
         for stack, record in stacks.items()
-        for r, model in _model_prefixes(record.get("resources") or [])
-        if not _has_objects(world, model)
+        for r, model in _model_sources(record.get("resources") or [])
+        if not model.served_by(world)
     ]
 
 

@@ -70,6 +70,50 @@ def test_the_sequence_leaves_a_model_under_every_model_servers_prefix(aws: Rehea
     assert checks.unserved(aws.world) == []
 
 
+PROD_CN_MODELS = "gpucloud-ckpt-prod-cn-1234567890123456/models/"
+
+
+def test_the_alibaba_sequence_leaves_a_model_version_under_each_of_prod_cns_model_servers(alicloud: Rehearsal) -> None:
+    """docs/deploy.md (Alibaba step 4): both of prod-cn's services, each in a numeric version directory under its
+    modelSource, in the bucket the pods stage from."""
+    served = sorted(key for key in alicloud.world.objects if key.startswith(PROD_CN_MODELS))
+    assert served == [
+        f"{PROD_CN_MODELS}qwen2.5-1.5b-instruct/1/saved_model.pb",
+        f"{PROD_CN_MODELS}resnet50/1/saved_model.pb",
+    ]
+    assert checks.unserved(alicloud.world) == []
+
+
+def _models_block() -> str:
+    [models] = [block for block in blocks("alicloud") if "ossutil cp" in block]
+    return models
+
+
+def test_without_the_alibaba_model_step_both_of_prod_cns_model_servers_wait_forever(alicloud: Rehearsal) -> None:
+    world = copy.deepcopy(alicloud.world)
+    world.objects = {key: v for key, v in world.objects.items() if not key.startswith(PROD_CN_MODELS)}
+    assert checks.unserved(world) == [
+        f"organization/gpu-cloud/prod-cn: prod-cn-{name}-deployment waits for a model version under "
+        f"oss://{PROD_CN_MODELS}{prefix}/, which has none"
+        for name, prefix in (("llm", "qwen2.5-1.5b-instruct"), ("resnet", "resnet50"))
+    ]
+
+
+def test_a_model_uploaded_without_its_version_directory_is_not_served(alicloud: Rehearsal, tmp_path: Path) -> None:
+    """stage_model.sh serves a numeric version directory directly under the prefix: an upload to the prefix itself
+    leaves the server waiting."""
+    world = copy.deepcopy(alicloud.world)
+    world.objects = {key: v for key, v in world.objects.items() if not key.startswith(PROD_CN_MODELS)}
+    script = _models_block().replace('"oss://$models/models/resnet50/1/"', '"oss://$models/models/resnet50/"')
+    assert script != _models_block()
+    run = rehearse("alicloud", tmp_path, script=script, world=world)
+    assert run.returncode == 0, run.explain()
+    assert checks.unserved(run.world) == [
+        "organization/gpu-cloud/prod-cn: prod-cn-resnet-deployment waits for a model version under "
+        f"oss://{PROD_CN_MODELS}resnet50/, which has none"
+    ]
+
+
 def test_the_environments_live_in_the_state_bucket_and_the_bootstrap_stays_local(aws: Rehearsal) -> None:
     assert sorted(aws.world.backends) == sorted([BOOTSTRAP_BACKEND, BACKEND])
     assert sorted(aws.world.backends[BACKEND]) == sorted(f"organization/gpu-cloud/{e}" for e in ENVIRONMENTS)
@@ -388,7 +432,7 @@ def test_a_runner_preview_of_prod_cn_fails_its_policy_pack_without_the_deployer_
     config = json.loads((ROOT / "stacks" / "policy-config.json").read_text())
     arns = [r for r in config["rbac-least-privilege"]["deployerRoles"] if r.startswith("acs:ram::")]
     without_id = json.dumps({"rbac-least-privilege": {"deployerRoles": arns}})
-    [*_, runs] = blocks("alicloud")
+    [runs] = [block for block in blocks("alicloud") if "on_runner() {" in block]
     define = "\n".join(line for line in runs.splitlines() if not line.startswith("on_runner prod-cn "))
     script = "\n".join(
         [
