@@ -15,6 +15,7 @@ Each behaves as its receiver does where the sequence depends on it, and fails as
   project's service role, after CodeBuild assumes it (trust policy) and downloads the source (S3 + KMS).
 - ``aliyun ecs InvokeCommand / DescribeInvocationResults``: the runner's Cloud Assistant command (Pulumi in the OSS
   backend); ``aliyun sts GetCallerIdentity``: the account; ``aliyun oss cp`` and ``ossutil cp -r``: uploads.
+- ``git commit``: the checkout is the commit that ``git archive`` packs.
 """
 
 from __future__ import annotations
@@ -359,6 +360,9 @@ def git(world: World, argv: list[str]) -> None:
         print(SOURCE_COMMIT[:12] if "--short=12" in argv else SOURCE_COMMIT)
     elif argv[:1] == ["archive"]:
         Path(argv[argv.index("-o") + 1]).write_bytes(b"PK\x05\x06" + b"\x00" * 18)
+    elif argv[:2] == ["commit", "-m"]:
+        # The checkout is the commit: `git archive HEAD` above packs the checkout as it is.
+        world.log.append(f"{MACHINE}: git commit {shlex.join(argv[3:])}: {argv[2]}")
     else:
         fail(f"the rehearsal does not model `git {' '.join(argv)}`")
 

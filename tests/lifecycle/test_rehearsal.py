@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,13 @@ def test_prod_cn_lives_in_the_oss_backend_and_reads_what_shared_cn_published(ali
     published = alicloud.world.parameters["alicloud:cn-hangzhou"]
     shipped = load_offline_answers(ROOT / "stacks").parameters[("alicloud", "cn-hangzhou")]
     assert sorted(shipped) == sorted(name for name in published if name in shipped)
-    assert [b["status"] for b in alicloud.world.builds.values()] == ["Success"] * 3
+    assert [b["project"] for b in alicloud.world.builds.values()] == [
+        "runner init prod-cn",
+        "runner preview prod-cn",
+        "runner up prod-cn",
+        "runner up prod-cn",  # the day-2 change
+    ]
+    assert [b["status"] for b in alicloud.world.builds.values()] == ["Success"] * 4
 
 
 def test_the_aws_sequence_of_the_page_runs_to_its_end(aws: Rehearsal) -> None:
@@ -112,6 +119,25 @@ def test_a_model_uploaded_without_its_version_directory_is_not_served(alicloud: 
         "organization/gpu-cloud/prod-cn: prod-cn-resnet-deployment waits for a model version under "
         f"oss://{PROD_CN_MODELS}resnet50/, which has none"
     ]
+
+
+def _jobset_images(world: World, stack: str) -> list[str]:
+    record = world.stack(f"organization/gpu-cloud/{stack}")
+    assert record is not None
+    return [
+        container["image"]
+        for r in record[1]["resources"]
+        if r["type"] == steps.JOBSET
+        for replicated in r["inputs"]["spec"]["replicatedJobs"]
+        for container in replicated["template"]["spec"]["template"]["spec"]["containers"]
+    ]
+
+
+def test_the_alibaba_day_2_step_gives_prod_cns_training_job_its_new_image(alicloud: Rehearsal) -> None:
+    """docs/deploy.md (Alibaba step 5): the edit reaches the program; the later `up` replaces the JobSet (k8s U1)."""
+    images = _jobset_images(alicloud.world, "prod-cn")
+    assert "registry-vpc.cn-hangzhou.aliyuncs.com/research/llm-train:2026-12-15" in images
+    assert not [image for image in images if image.endswith("llm-train:2026-12-01")]
 
 
 def test_the_environments_live_in_the_state_bucket_and_the_bootstrap_stays_local(aws: Rehearsal) -> None:
@@ -384,6 +410,25 @@ def test_u1_put_back_a_jobset_updated_in_place_fails_the_day_2_up(
     second = [to_record(r) for r in run_program(project, load_stack(project, "prod"), world.answers()).resources]
     assert steps.refused_updates(first, second) == [
         "prod-llm-pretrain-jobset (kubernetes:jobset.x-k8s.io/v1alpha2:JobSet): "
+        "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image"
+    ]
+
+
+def test_u1_put_back_the_alibaba_day_2_change_is_an_update_the_jobset_api_refuses(
+    alicloud: Rehearsal, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """k8s.md U1 on prod-cn: the page's day-2 edit (Alibaba step 5), with the JobSet updated rather than replaced."""
+    monkeypatch.setattr(training_job, "JOBSET_REPLACED_ON_CHANGES", ())
+    checkout = _checkout(tmp_path)
+    project = load_project(checkout)
+    answers = alicloud.world.answers()
+    first = [to_record(r) for r in run_program(project, load_stack(project, "prod-cn"), answers).resources]
+    [day_2] = [block for block in blocks("alicloud") if "git commit" in block]
+    [edit] = [line for line in day_2.splitlines() if line.startswith("sed ")]
+    subprocess.run(["bash", "-c", edit], cwd=checkout, check=True)
+    second = [to_record(r) for r in run_program(project, load_stack(project, "prod-cn"), answers).resources]
+    assert steps.refused_updates(first, second) == [
+        "prod-cn-llm-pretrain-jobset (kubernetes:jobset.x-k8s.io/v1alpha2:JobSet): "
         "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image"
     ]
 
