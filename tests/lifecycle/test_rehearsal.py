@@ -83,12 +83,12 @@ PROD_CN_MODELS = "gpucloud-ckpt-prod-cn-1234567890123456/models/"
 def test_the_alibaba_sequence_leaves_a_model_version_under_each_of_prod_cns_model_servers(alicloud: Rehearsal) -> None:
     """docs/deploy.md (Alibaba step 4): both of prod-cn's services, each in a numeric version directory under its
     modelSource, in the bucket the pods stage from."""
+    assert checks.unserved(alicloud.world) == []
     served = sorted(key for key in alicloud.world.objects if key.startswith(PROD_CN_MODELS))
     assert served == [
         f"{PROD_CN_MODELS}qwen2.5-1.5b-instruct/1/saved_model.pb",
         f"{PROD_CN_MODELS}resnet50/1/saved_model.pb",
     ]
-    assert checks.unserved(alicloud.world) == []
 
 
 def _models_block() -> str:
