@@ -13,7 +13,7 @@ import yaml
 
 from gpu_cloud.planner.canned import ACCOUNT_ID
 from gpu_cloud.planner.offline import OfflineAnswers
-from tests.lifecycle import iam, steps
+from tests.lifecycle import iam, quotas, steps
 from tests.lifecycle.world import UNKNOWN, World, provider_regions, region_of
 
 PROJECT = "aws:codebuild/project:Project"
@@ -77,6 +77,7 @@ def run_checks(
     if principal:
         problems += _authorized(world, backend, project, stack, resources, reads, up, principal)
     if up:
+        problems += quotas.refusals(world, record, resources)
         problems += unawaitable(world, resources)
     if up and record.get("resources"):
         problems += [

@@ -179,6 +179,19 @@ def test_without_the_quota_requests_the_plan_says_which_quota_to_raise(aws: Rehe
     ]
 
 
+def test_without_the_quota_requests_prods_first_up_is_refused_an_address(aws: Rehearsal) -> None:
+    """aws.md A4: dev, staging and the runner hold 3 of the 5 default Elastic IPs; prod's first `up` wants 3 more."""
+    world = copy.deepcopy(aws.world)
+    prod = world.backends[BACKEND]["organization/gpu-cloud/prod"]
+    resources, prod["resources"] = prod["resources"], None
+    assert quotas.refusals(world, prod, resources) == []  # with the page's requests (step 2)
+    world.quota_requests = {}
+    assert quotas.refusals(world, prod, resources) == [
+        "AddressLimitExceeded: EC2-VPC Elastic IPs per region in us-east-1: the stacks use 6, the quota is 5: request "
+        "ec2/L-0263D0A3 of at least 6 in us-east-1 before the first up"
+    ]
+
+
 def test_the_shipped_offline_answers_are_what_the_sequence_leaves(aws: Rehearsal) -> None:
     shipped = load_offline_answers(ROOT / "stacks")
     left = aws.world.answers()
