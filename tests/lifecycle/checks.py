@@ -134,17 +134,45 @@ def _model_sources(resources: list[dict[str, Any]]) -> list[tuple[dict[str, Any]
     return found
 
 
+def _awaited(resource: dict[str, Any]) -> bool:
+    annotations = resource["inputs"].get("metadata", {}).get("annotations") or {}
+    return annotations.get(SKIP_AWAIT) != "true"
+
+
+def _services_in_front(resources: list[dict[str, Any]], deployment: dict[str, Any]) -> list[dict[str, Any]]:
+    """The Services whose selector picks ``deployment``'s pods (same namespace)."""
+    namespace = deployment["inputs"].get("metadata", {}).get("namespace")
+    pod_labels = deployment["inputs"]["spec"]["template"].get("metadata", {}).get("labels") or {}
+    return [
+        r
+        for r in resources
+        if r["type"] == "kubernetes:core/v1:Service"
+        and r["inputs"].get("metadata", {}).get("namespace") == namespace
+        and (selector := r["inputs"].get("spec", {}).get("selector"))
+        and selector.items() <= pod_labels.items()
+    ]
+
+
 def unawaitable(world: World, resources: list[dict[str, Any]]) -> list[str]:
-    """Deployments (and the Services in front of them) that an `up` awaits although their pods cannot be Ready: an
-    init container waits for a model that is not in the bucket yet (aws.md A5)."""
+    """Deployments, and the Services in front of them, that an `up` awaits although their pods cannot be Ready: an
+    init container waits for a model that is not in the bucket yet (aws.md A5, k8s.md U3). pulumi-kubernetes awaits
+    a Service until it has no "not ready" endpoints when it has a selector, for 10 minutes (core/v1 Service docs,
+    v4.24.1: "There are no 'not ready' endpoints -- unless ... a Service without a selector")."""
     problems = []
     for r, model in _model_sources(resources):
-        annotations = r["inputs"].get("metadata", {}).get("annotations") or {}
-        if not model.served_by(world) and annotations.get(SKIP_AWAIT) != "true":
+        if model.served_by(world):
+            continue
+        if _awaited(r):
             problems.append(
                 f"{r['name']} awaits pods whose init container waits for {model}, which is empty: the up "
                 "fails after 10 minutes"
             )
+        problems += [
+            f"{service['name']} awaits endpoints of {r['name']}'s pods, whose init container waits for {model}, "
+            "which is empty: the up fails after 10 minutes"
+            for service in _services_in_front(resources, r)
+            if _awaited(service)
+        ]
     return problems
 
 

@@ -401,8 +401,24 @@ def test_a5_put_back_a_model_server_awaited_on_the_first_up_of_an_empty_bucket(m
     assert checks.unawaitable(world, resources) == []
     monkeypatch.setattr(inference, "SKIP_AWAIT", {})
     resources = [to_record(r) for r in run_program(shipped, load_stack(shipped, "dev"), world.answers()).resources]
+    model = "s3://gpucloud-ckpt-dev-123456789012-us-east-1/models/resnet50/"
     assert checks.unawaitable(world, resources) == [
-        "dev-resnet-deployment awaits pods whose init container waits for "
+        f"dev-resnet-deployment awaits pods whose init container waits for {model}, which is empty: the up fails "
+        "after 10 minutes",
+        f"dev-resnet-service awaits endpoints of dev-resnet-deployment's pods, whose init container waits for {model}, "
+        "which is empty: the up fails after 10 minutes",
+    ]
+
+
+def test_u3_put_back_a_model_servers_service_awaited_on_the_first_up_of_an_empty_bucket() -> None:
+    """k8s.md U3: the Service in front of the model server, awaited until its endpoints are ready."""
+    world = _environments_world()
+    shipped = load_project(ROOT)
+    resources = [to_record(r) for r in run_program(shipped, load_stack(shipped, "dev"), world.answers()).resources]
+    [service] = [r for r in resources if r["name"] == "dev-resnet-service"]
+    del service["inputs"]["metadata"]["annotations"][checks.SKIP_AWAIT]
+    assert checks.unawaitable(world, resources) == [
+        "dev-resnet-service awaits endpoints of dev-resnet-deployment's pods, whose init container waits for "
         "s3://gpucloud-ckpt-dev-123456789012-us-east-1/models/resnet50/, which is empty: the up fails after 10 minutes"
     ]
 
