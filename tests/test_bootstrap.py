@@ -10,6 +10,7 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
+import botocore.session
 import pytest
 import yaml
 
@@ -90,6 +91,21 @@ def test_each_environment_has_a_deploy_and_a_preview_project_in_private_subnets_
         assert project.inputs["vpcConfig"]["subnets"] == ["[unknown]", "[unknown]"]
     assert [e["fromPort"] for e in group.inputs["egress"]] == [443]
     assert not any(s.inputs.get("mapPublicIpOnLaunch") for s in subnets.values())
+
+
+def test_a_build_may_run_longer_than_codebuilds_default_hour(plan: Plan) -> None:
+    """aws.md A3: CodeBuild stops a build after 60 minutes unless the project says otherwise, and a first `up` of an
+    environment (the EKS cluster, its node groups, 8 Helm releases, awaited workloads) is expected to take longer
+    (deploy_runner.BUILD_TIMEOUT_MINUTES; not measured). The bounds are botocore's CreateProject
+    ``timeoutInMinutes``."""
+    codebuild = botocore.session.get_session().get_service_model("codebuild")
+    shape = codebuild.operation_model("CreateProject").input_shape.members["timeoutInMinutes"]
+    assert "The default is 60 minutes." in shape.documentation
+    timeouts = {
+        r.inputs["name"]: r.inputs["buildTimeout"] for r in plan.resources if r.type == "aws:codebuild/project:Project"
+    }
+    assert len(timeouts) == 2 * len(ENVIRONMENTS)
+    assert [name for name, minutes in timeouts.items() if not 60 < minutes <= shape.metadata["max"]] == []
 
 
 def test_each_project_runs_as_its_own_role_so_no_build_chains_roles(plan: Plan) -> None:

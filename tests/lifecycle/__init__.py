@@ -11,7 +11,8 @@ What it models, each as its receiver behaves (tests/lifecycle/stub.py, checks.py
 - Cloud Assistant: the runner's command runs Pulumi in the bootstrap's OSS backend.
 - A first `up` that awaits model servers whose model is not in the bucket fails; a later `up` that updates a field
   the receiving API refuses to change (JobSet) fails (tests/lifecycle/steps.py).
-- Quotas: Elastic IPs, VPCs and NAT gateways counted across every stack of the account (tests/lifecycle/quotas.py).
+- Quotas: Elastic IPs, VPCs and NAT gateways counted across every stack of the account; an `up` that takes the
+  account past one fails as EC2 refuses it (tests/lifecycle/quotas.py).
 
 Limits: RAM policies are not evaluated (no local RAM evaluator exists; the Alibaba runner's permissions are tested in
 tests/test_bootstrap_cn_runner.py); managed policies attached from outside a program grant nothing here; the

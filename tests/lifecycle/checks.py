@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import yaml
 
 from gpu_cloud.planner.canned import ACCOUNT_ID
 from gpu_cloud.planner.offline import OfflineAnswers
-from tests.lifecycle import iam, steps
+from tests.lifecycle import iam, quotas, steps
 from tests.lifecycle.world import UNKNOWN, World, provider_regions, region_of
 
 PROJECT = "aws:codebuild/project:Project"
@@ -76,6 +77,7 @@ def run_checks(
     if principal:
         problems += _authorized(world, backend, project, stack, resources, reads, up, principal)
     if up:
+        problems += quotas.refusals(world, record, resources)
         problems += unawaitable(world, resources)
     if up and record.get("resources"):
         problems += [
@@ -92,9 +94,34 @@ reached a Ready state after 10 minutes, it will time out and mark the resource u
 apps/v1 Deployment docs)."""
 
 
-def _model_prefixes(resources: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
-    """Each model server Deployment of ``resources`` with the bucket prefix its staging init container waits for
-    (MODEL_BUCKET/MODEL_PREFIX, components/k8s/stage_model.sh)."""
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a model server's staging init container looks for its model (components/k8s/stage_model.sh)."""
+
+    store: str
+    """``s3`` or ``oss`` (MODEL_STORE)."""
+    prefix: str
+    """``<bucket>/<prefix>/`` (MODEL_BUCKET, MODEL_PREFIX)."""
+    version: str
+    """``latest`` or a version number (MODEL_VERSION)."""
+
+    def served_by(self, world: World) -> bool:
+        """Whether the bucket holds what the script stages: an object in a numeric version directory directly under the
+        prefix (``<prefix>/<version>/...``), the newest one for ``latest``, else the one named."""
+        versions = {
+            key.removeprefix(self.prefix).split("/", 1)[0]
+            for key in world.objects
+            if key.startswith(self.prefix) and "/" in key.removeprefix(self.prefix)
+        }
+        numeric = {v for v in versions if v.isdigit()}
+        return bool(numeric) if self.version == "latest" else any(int(v) == int(self.version) for v in numeric)
+
+    def __str__(self) -> str:
+        return f"{self.store}://{self.prefix}"
+
+
+def _model_sources(resources: list[dict[str, Any]]) -> list[tuple[dict[str, Any], ModelSource]]:
+    """Each model server Deployment of ``resources`` with where its staging init container waits for the model."""
     found = []
     for r in resources:
         if r["type"] != "kubernetes:apps/v1:Deployment":
@@ -102,25 +129,50 @@ def _model_prefixes(resources: list[dict[str, Any]]) -> list[tuple[dict[str, Any
         for init in r["inputs"]["spec"]["template"]["spec"].get("initContainers", []):
             env = {e["name"]: e.get("value") for e in init.get("env", [])}
             if "MODEL_BUCKET" in env:
-                found.append((r, f"{env['MODEL_BUCKET']}/{env['MODEL_PREFIX']}/"))
+                prefix = f"{env['MODEL_BUCKET']}/{env['MODEL_PREFIX']}/"
+                found.append((r, ModelSource(env["MODEL_STORE"], prefix, env["MODEL_VERSION"])))
     return found
 
 
-def _has_objects(world: World, prefix: str) -> bool:
-    return any(key.startswith(prefix) for key in world.objects)
+def _awaited(resource: dict[str, Any]) -> bool:
+    annotations = resource["inputs"].get("metadata", {}).get("annotations") or {}
+    return annotations.get(SKIP_AWAIT) != "true"
+
+
+def _services_in_front(resources: list[dict[str, Any]], deployment: dict[str, Any]) -> list[dict[str, Any]]:
+    """The Services whose selector picks ``deployment``'s pods (same namespace)."""
+    namespace = deployment["inputs"].get("metadata", {}).get("namespace")
+    pod_labels = deployment["inputs"]["spec"]["template"].get("metadata", {}).get("labels") or {}
+    return [
+        r
+        for r in resources
+        if r["type"] == "kubernetes:core/v1:Service"
+        and r["inputs"].get("metadata", {}).get("namespace") == namespace
+        and (selector := r["inputs"].get("spec", {}).get("selector"))
+        and selector.items() <= pod_labels.items()
+    ]
 
 
 def unawaitable(world: World, resources: list[dict[str, Any]]) -> list[str]:
-    """Deployments (and the Services in front of them) that an `up` awaits although their pods cannot be Ready: an
-    init container waits for a model that is not in the bucket yet (aws.md A5)."""
+    """Deployments, and the Services in front of them, that an `up` awaits although their pods cannot be Ready: an
+    init container waits for a model that is not in the bucket yet (aws.md A5, k8s.md U3). pulumi-kubernetes awaits
+    a Service until it has no "not ready" endpoints when it has a selector, for 10 minutes (core/v1 Service docs,
+    v4.24.1: "There are no 'not ready' endpoints -- unless ... a Service without a selector")."""
     problems = []
-    for r, model in _model_prefixes(resources):
-        annotations = r["inputs"].get("metadata", {}).get("annotations") or {}
-        if not _has_objects(world, model) and annotations.get(SKIP_AWAIT) != "true":
+    for r, model in _model_sources(resources):
+        if model.served_by(world):
+            continue
+        if _awaited(r):
             problems.append(
-                f"{r['name']} awaits pods whose init container waits for s3://{model}, which is empty: the up "
+                f"{r['name']} awaits pods whose init container waits for {model}, which is empty: the up "
                 "fails after 10 minutes"
             )
+        problems += [
+            f"{service['name']} awaits endpoints of {r['name']}'s pods, whose init container waits for {model}, "
+            "which is empty: the up fails after 10 minutes"
+            for service in _services_in_front(resources, r)
+            if _awaited(service)
+        ]
     return problems
 
 
@@ -128,11 +180,11 @@ def unserved(world: World) -> list[str]:
     """Model servers of the stacks that are up whose model is still not in the bucket: not awaited by `up`, they
     would wait for it forever, so the sequence must upload every one (docs/deploy.md, "The models")."""
     return [
-        f"{stack}: {r['name']} waits for a model under {model}, which is empty"
+        f"{stack}: {r['name']} waits for a model version under {model}, which has none"
         for stacks in world.backends.values()
         for stack, record in stacks.items()
-        for r, model in _model_prefixes(record.get("resources") or [])
-        if not _has_objects(world, model)
+        for r, model in _model_sources(record.get("resources") or [])
+        if not model.served_by(world)
     ]
 
 

@@ -49,7 +49,16 @@ class Rehearsal:
     checkout: Path
 
     def explain(self) -> str:
-        return f"exit {self.returncode}\n{self.stderr[-6000:]}\nwhat happened:\n  " + "\n  ".join(self.world.log)
+        failed = [
+            f"{run_id} ({run['project']}): {run.get('reason', '')}"
+            for run_id, run in self.world.builds.items()
+            if run["status"] in ("FAILED", "Failed")
+        ]
+        return (
+            f"exit {self.returncode}\n{self.stderr[-6000:]}\nwhat happened:\n  "
+            + "\n  ".join(self.world.log)
+            + ("\nfailed builds and runner invocations:\n  " + "\n  ".join(failed) if failed else "")
+        )
 
 
 def rehearse(

@@ -1,5 +1,6 @@
-"""The commands docs/deploy.md runs (``pulumi``, ``aws``, ``aliyun``, ``git``, ``make``, ``curl``), modelled against
-the rehearsal's world (tests/lifecycle/world.py), for ``python -m tests.lifecycle.stub <command> <args>``.
+"""The commands docs/deploy.md runs (``pulumi``, ``aws``, ``aliyun``, ``ossutil``, ``git``, ``make``, ``curl``),
+modelled against the rehearsal's world (tests/lifecycle/world.py), for ``python -m tests.lifecycle.stub <command>
+<args>``.
 
 Each behaves as its receiver does where the sequence depends on it, and fails as it would:
 
@@ -12,6 +13,9 @@ Each behaves as its receiver does where the sequence depends on it, and fails as
 - ``aws s3api put-object``, ``aws codebuild start-build / batch-get-builds``, ``aws service-quotas
   request-service-quota-increase``: objects get versions; a build runs its project's buildspec with bash, as the
   project's service role, after CodeBuild assumes it (trust policy) and downloads the source (S3 + KMS).
+- ``aliyun ecs InvokeCommand / DescribeInvocationResults``: the runner's Cloud Assistant command (Pulumi in the OSS
+  backend); ``aliyun sts GetCallerIdentity``: the account; ``aliyun oss cp`` and ``ossutil cp -r``: uploads.
+- ``git commit``: the checkout is the commit that ``git archive`` packs.
 """
 
 from __future__ import annotations
@@ -314,7 +318,12 @@ def aliyun(world: World, argv: list[str]) -> None:
         else:
             positional.append(item)
     call = f"{product} {operation}"
-    if call == "ram GetRole":
+    if call == "sts GetCallerIdentity":
+        from gpu_cloud.planner.canned import ALICLOUD_ACCOUNT_ID
+
+        arn = f"acs:ram::{ALICLOUD_ACCOUNT_ID}:user/admin"
+        print(json.dumps({"AccountId": ALICLOUD_ACCOUNT_ID, "IdentityType": "RAMUser", "Arn": arn}))
+    elif call == "ram GetRole":
         fail(f"EntityNotExist.Role: The role not exists: {options['RoleName']}")  # a fresh account
     elif call == "cdt GetCdtServiceStatus":
         print(json.dumps({"Enabled": False}))
@@ -339,10 +348,11 @@ def aliyun(world: World, argv: list[str]) -> None:
 
 
 def ossutil(world: World, argv: list[str]) -> None:
-    """``ossutil cp -r SRC oss://bucket/prefix/``: an upload of a directory (the models)."""
-    if argv[:2] != ["cp", "-r"] or not argv[3].startswith("oss://"):
+    """``ossutil cp -r DIR oss://bucket/prefix/``: an upload of a directory's files under the prefix (the models)."""
+    if argv[:2] != ["cp", "-r"] or len(argv) != 4 or not argv[3].startswith("oss://"):
         fail(f"the rehearsal does not model `ossutil {' '.join(argv)}`")
     world.objects.setdefault(f"{argv[3].removeprefix('oss://').rstrip('/')}/saved_model.pb", []).append("v1")
+    world.log.append(f"{MACHINE}: uploaded {argv[2]} to {argv[3]}")
 
 
 def git(world: World, argv: list[str]) -> None:
@@ -350,6 +360,9 @@ def git(world: World, argv: list[str]) -> None:
         print(SOURCE_COMMIT[:12] if "--short=12" in argv else SOURCE_COMMIT)
     elif argv[:1] == ["archive"]:
         Path(argv[argv.index("-o") + 1]).write_bytes(b"PK\x05\x06" + b"\x00" * 18)
+    elif argv[:2] == ["commit", "-m"]:
+        # The checkout is the commit: `git archive HEAD` above packs the checkout as it is.
+        world.log.append(f"{MACHINE}: git commit {shlex.join(argv[3:])}: {argv[2]}")
     else:
         fail(f"the rehearsal does not model `git {' '.join(argv)}`")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,13 @@ def test_prod_cn_lives_in_the_oss_backend_and_reads_what_shared_cn_published(ali
     published = alicloud.world.parameters["alicloud:cn-hangzhou"]
     shipped = load_offline_answers(ROOT / "stacks").parameters[("alicloud", "cn-hangzhou")]
     assert sorted(shipped) == sorted(name for name in published if name in shipped)
-    assert [b["status"] for b in alicloud.world.builds.values()] == ["Success"] * 3
+    assert [b["project"] for b in alicloud.world.builds.values()] == [
+        "runner init prod-cn",
+        "runner preview prod-cn",
+        "runner up prod-cn",
+        "runner up prod-cn",  # the day-2 change
+    ]
+    assert [b["status"] for b in alicloud.world.builds.values()] == ["Success"] * 4
 
 
 def test_the_aws_sequence_of_the_page_runs_to_its_end(aws: Rehearsal) -> None:
@@ -68,6 +75,69 @@ def test_the_sequence_leaves_a_model_under_every_model_servers_prefix(aws: Rehea
     """The model servers are not awaited by `up` (A5), so only the upload step makes them serve: it must cover every
     service of every environment (prod's vLLM service included)."""
     assert checks.unserved(aws.world) == []
+
+
+PROD_CN_MODELS = "gpucloud-ckpt-prod-cn-1234567890123456/models/"
+
+
+def test_the_alibaba_sequence_leaves_a_model_version_under_each_of_prod_cns_model_servers(alicloud: Rehearsal) -> None:
+    """docs/deploy.md (Alibaba step 4): both of prod-cn's services, each in a numeric version directory under its
+    modelSource, in the bucket the pods stage from."""
+    assert checks.unserved(alicloud.world) == []
+    served = sorted(key for key in alicloud.world.objects if key.startswith(PROD_CN_MODELS))
+    assert served == [
+        f"{PROD_CN_MODELS}qwen2.5-1.5b-instruct/1/saved_model.pb",
+        f"{PROD_CN_MODELS}resnet50/1/saved_model.pb",
+    ]
+
+
+def _models_block() -> str:
+    [models] = [block for block in blocks("alicloud") if "ossutil cp" in block]
+    return models
+
+
+def test_without_the_alibaba_model_step_both_of_prod_cns_model_servers_wait_forever(alicloud: Rehearsal) -> None:
+    world = copy.deepcopy(alicloud.world)
+    world.objects = {key: v for key, v in world.objects.items() if not key.startswith(PROD_CN_MODELS)}
+    assert checks.unserved(world) == [
+        f"organization/gpu-cloud/prod-cn: prod-cn-{name}-deployment waits for a model version under "
+        f"oss://{PROD_CN_MODELS}{prefix}/, which has none"
+        for name, prefix in (("llm", "qwen2.5-1.5b-instruct"), ("resnet", "resnet50"))
+    ]
+
+
+def test_a_model_uploaded_without_its_version_directory_is_not_served(alicloud: Rehearsal, tmp_path: Path) -> None:
+    """stage_model.sh serves a numeric version directory directly under the prefix: an upload to the prefix itself
+    leaves the server waiting."""
+    world = copy.deepcopy(alicloud.world)
+    world.objects = {key: v for key, v in world.objects.items() if not key.startswith(PROD_CN_MODELS)}
+    script = _models_block().replace('"oss://$models/models/resnet50/1/"', '"oss://$models/models/resnet50/"')
+    assert script != _models_block()
+    run = rehearse("alicloud", tmp_path, script=script, world=world)
+    assert run.returncode == 0, run.explain()
+    assert checks.unserved(run.world) == [
+        "organization/gpu-cloud/prod-cn: prod-cn-resnet-deployment waits for a model version under "
+        f"oss://{PROD_CN_MODELS}resnet50/, which has none"
+    ]
+
+
+def _jobset_images(world: World, stack: str) -> list[str]:
+    record = world.stack(f"organization/gpu-cloud/{stack}")
+    assert record is not None
+    return [
+        container["image"]
+        for r in record[1]["resources"]
+        if r["type"] == steps.JOBSET
+        for replicated in r["inputs"]["spec"]["replicatedJobs"]
+        for container in replicated["template"]["spec"]["template"]["spec"]["containers"]
+    ]
+
+
+def test_the_alibaba_day_2_step_gives_prod_cns_training_job_its_new_image(alicloud: Rehearsal) -> None:
+    """docs/deploy.md (Alibaba step 5): the edit reaches the program; the later `up` replaces the JobSet (k8s U1)."""
+    images = _jobset_images(alicloud.world, "prod-cn")
+    assert "registry-vpc.cn-hangzhou.aliyuncs.com/research/llm-train:2026-12-15" in images
+    assert not [image for image in images if image.endswith("llm-train:2026-12-01")]
 
 
 def test_the_environments_live_in_the_state_bucket_and_the_bootstrap_stays_local(aws: Rehearsal) -> None:
@@ -106,6 +176,19 @@ def test_without_the_quota_requests_the_plan_says_which_quota_to_raise(aws: Rehe
     assert quotas.shortfalls(world) == [
         "EC2-VPC Elastic IPs per region in us-east-1: the stacks use 6, the quota is 5: request ec2/L-0263D0A3 of at "
         "least 6 in us-east-1 before the first up"
+    ]
+
+
+def test_without_the_quota_requests_prods_first_up_is_refused_an_address(aws: Rehearsal) -> None:
+    """aws.md A4: dev, staging and the runner hold 3 of the 5 default Elastic IPs; prod's first `up` wants 3 more."""
+    world = copy.deepcopy(aws.world)
+    prod = world.backends[BACKEND]["organization/gpu-cloud/prod"]
+    resources, prod["resources"] = prod["resources"], None
+    assert quotas.refusals(world, prod, resources) == []  # with the page's requests (step 2)
+    world.quota_requests = {}
+    assert quotas.refusals(world, prod, resources) == [
+        "AddressLimitExceeded: EC2-VPC Elastic IPs per region in us-east-1: the stacks use 6, the quota is 5: request "
+        "ec2/L-0263D0A3 of at least 6 in us-east-1 before the first up"
     ]
 
 
@@ -318,8 +401,24 @@ def test_a5_put_back_a_model_server_awaited_on_the_first_up_of_an_empty_bucket(m
     assert checks.unawaitable(world, resources) == []
     monkeypatch.setattr(inference, "SKIP_AWAIT", {})
     resources = [to_record(r) for r in run_program(shipped, load_stack(shipped, "dev"), world.answers()).resources]
+    model = "s3://gpucloud-ckpt-dev-123456789012-us-east-1/models/resnet50/"
     assert checks.unawaitable(world, resources) == [
-        "dev-resnet-deployment awaits pods whose init container waits for "
+        f"dev-resnet-deployment awaits pods whose init container waits for {model}, which is empty: the up fails "
+        "after 10 minutes",
+        f"dev-resnet-service awaits endpoints of dev-resnet-deployment's pods, whose init container waits for {model}, "
+        "which is empty: the up fails after 10 minutes",
+    ]
+
+
+def test_u3_put_back_a_model_servers_service_awaited_on_the_first_up_of_an_empty_bucket() -> None:
+    """k8s.md U3: the Service in front of the model server, awaited until its endpoints are ready."""
+    world = _environments_world()
+    shipped = load_project(ROOT)
+    resources = [to_record(r) for r in run_program(shipped, load_stack(shipped, "dev"), world.answers()).resources]
+    [service] = [r for r in resources if r["name"] == "dev-resnet-service"]
+    del service["inputs"]["metadata"]["annotations"][checks.SKIP_AWAIT]
+    assert checks.unawaitable(world, resources) == [
+        "dev-resnet-service awaits endpoints of dev-resnet-deployment's pods, whose init container waits for "
         "s3://gpucloud-ckpt-dev-123456789012-us-east-1/models/resnet50/, which is empty: the up fails after 10 minutes"
     ]
 
@@ -340,6 +439,25 @@ def test_u1_put_back_a_jobset_updated_in_place_fails_the_day_2_up(
     second = [to_record(r) for r in run_program(project, load_stack(project, "prod"), world.answers()).resources]
     assert steps.refused_updates(first, second) == [
         "prod-llm-pretrain-jobset (kubernetes:jobset.x-k8s.io/v1alpha2:JobSet): "
+        "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image"
+    ]
+
+
+def test_u1_put_back_the_alibaba_day_2_change_is_an_update_the_jobset_api_refuses(
+    alicloud: Rehearsal, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """k8s.md U1 on prod-cn: the page's day-2 edit (Alibaba step 5), with the JobSet updated rather than replaced."""
+    monkeypatch.setattr(training_job, "JOBSET_REPLACED_ON_CHANGES", ())
+    checkout = _checkout(tmp_path)
+    project = load_project(checkout)
+    answers = alicloud.world.answers()
+    first = [to_record(r) for r in run_program(project, load_stack(project, "prod-cn"), answers).resources]
+    [day_2] = [block for block in blocks("alicloud") if "git commit" in block]
+    [edit] = [line for line in day_2.splitlines() if line.startswith("sed ")]
+    subprocess.run(["bash", "-c", edit], cwd=checkout, check=True)
+    second = [to_record(r) for r in run_program(project, load_stack(project, "prod-cn"), answers).resources]
+    assert steps.refused_updates(first, second) == [
+        "prod-cn-llm-pretrain-jobset (kubernetes:jobset.x-k8s.io/v1alpha2:JobSet): "
         "spec.replicatedJobs[0].template.spec.template.spec.containers[0].image"
     ]
 
@@ -388,7 +506,7 @@ def test_a_runner_preview_of_prod_cn_fails_its_policy_pack_without_the_deployer_
     config = json.loads((ROOT / "stacks" / "policy-config.json").read_text())
     arns = [r for r in config["rbac-least-privilege"]["deployerRoles"] if r.startswith("acs:ram::")]
     without_id = json.dumps({"rbac-least-privilege": {"deployerRoles": arns}})
-    [*_, runs] = blocks("alicloud")
+    [runs] = [block for block in blocks("alicloud") if "on_runner() {" in block]
     define = "\n".join(line for line in runs.splitlines() if not line.startswith("on_runner prod-cn "))
     script = "\n".join(
         [
