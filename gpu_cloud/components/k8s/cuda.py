@@ -74,7 +74,9 @@ def _major(driver: str) -> int:
 
 DRIVER_BRANCH: dict[ImageFamily, int] = {
     # The driver of the pinned AL2023 releases (components.versions.EKS_AL2023_NVIDIA_DRIVERS: 580.159.03 in
-    # v20260714). A pool that pins another release (awsAmiReleaseVersion) is taken to run the same branch.
+    # v20260714). A pool that pins another release (awsAmiReleaseVersion) is taken to run the same branch: every
+    # release with an NVIDIA AMI for Kubernetes 1.35 (the oldest the project supports), v20260114 to v20260714, ships
+    # kmod-nvidia-latest-dkms 580.105.08, 580.126.09 or 580.159.03 (awslabs/amazon-eks-ami CHANGELOG.md at 81fec2e8).
     ImageFamily.EKS_AL2023_NVIDIA: min(
         _major(EKS_AL2023_NVIDIA_DRIVERS[release]) for release in EKS_AL2023_RELEASE_VERSIONS.values()
     ),
