@@ -89,6 +89,17 @@ EKS_AL2023_RELEASE_VERSIONS: dict[str, str] = {
 }
 """Pinned EKS-optimized AL2023 AMI release per Kubernetes minor version (node group ``release_version``)."""
 
+EKS_AL2023_NVIDIA_DRIVERS: dict[str, str] = {
+    # CHANGELOG.md (_EKS_AMI_CHANGELOG), "AMI Release v20260714", the package table of every Kubernetes version of
+    # the release (1.30 to 1.36): kmod-nvidia-latest-dkms 580.159.03-1.amzn2023 on AL2023_x86_64_NVIDIA and
+    # 580.159.03-1.el9 on AL2023_ARM_64_NVIDIA. Read 2026-12-04.
+    "1.35.6-20260714": "580.159.03",
+    "1.36.2-20260714": "580.159.03",
+}
+"""The NVIDIA driver the AL2023 NVIDIA AMIs (x86_64 and arm64) of each pinned release in
+:data:`EKS_AL2023_RELEASE_VERSIONS` ship, by release version: a new release pin states its driver here, which
+components.k8s.cuda takes as the driver of the EKS AL2023 NVIDIA node image family."""
+
 _EKS_AMI_CHANGELOG = (
     "https://github.com/awslabs/amazon-eks-ami/blob/81fec2e895854f599974fe4d3d72f61c0a9aaffa/CHANGELOG.md"
 )
@@ -328,24 +339,33 @@ NCCL_TESTS_IMAGES: dict[str, str] = {
 
 # --- Workloads: LLM serving and EBS volumes (workloads engineer) ------------------------------------------------
 
-VLLM_IMAGE = "vllm/vllm-openai:v0.31.0-cu129"
-"""vLLM's OpenAI-compatible server (``ENTRYPOINT ["vllm", "serve"]``, docker/Dockerfile target vllm-openai), the
-CUDA 12.9 build of release 0.31.0: vLLM publishes each release as ``v<version>`` (CUDA 13.0, the default since 0.20)
-and ``v<version>-cu129`` (.buildkite/scripts/publish-release-images.sh, "CUDA 12.9" section), and only those two
-("We only release cu129 and cu130 wheels", vllm-project/vllm#42756, maintainer, 2026-05-15). 12.9 keeps every pool of
-the project in CUDA 12 (components.k8s.cuda). 0.31.0 is the newest release AWS's Deep Learning Containers build on
-(aws/deep-learning-containers docs/src/data/vllm/0.31.0-gpu-ec2.yml at c6e3ca18). Read 2026-12-03.
+VLLM_IMAGES: dict[str, str] = {
+    "13.0": "vllm/vllm-openai:v0.31.0",
+    "12.9": "vllm/vllm-openai:v0.31.0-cu129",
+}
+"""vLLM's OpenAI-compatible server (``ENTRYPOINT ["vllm", "serve"]``, docker/Dockerfile target vllm-openai), release
+0.31.0, by the CUDA release of the build: vLLM publishes each release as ``v<version>`` (CUDA 13.0, the default since
+0.20) and ``v<version>-cu129`` (CUDA 12.9; .buildkite/scripts/publish-release-images.sh at c8246ae4, sections "CUDA
+(default: 13.0)" and "CUDA 12.9"), and only those two ("We only release cu129 and cu130 wheels",
+vllm-project/vllm#42756, maintainer, 2026-05-15). A pool gets the build of the newest CUDA release its driver runs
+(components.k8s.cuda ``default_image``): CUDA 13.0 on EKS's AL2023 NVIDIA AMI, whose pinned release ships driver
+580.159.03 (:data:`EKS_AL2023_NVIDIA_DRIVERS`; CUDA 13.0 needs 580.65.06), CUDA 12.9 on ACK's pinned 570.169 and on
+Bottlerocket (570 assumed), through the image's forward-compatibility libraries. 0.31.0 is the newest release AWS's Deep
+Learning Containers build on (aws/deep-learning-containers docs/src/data/vllm/0.31.0-gpu-ec2.yml at c6e3ca18). Read
+2026-12-03; neither tag was read at Docker Hub (no registry client here).
 
-Not verified to start: vLLM's CUDA builds install torchcodec 0.14 or later (requirements/cuda.txt at 009d5248), which
-has CUDA 13 wheels only, so ``import torchcodec`` fails in the CUDA 12.9 build (``OSError: libnvrtc.so.13``;
-vllm-project/vllm#48592, v0.25.0, 2026-07-14, closed; #47888 caught only RuntimeError, and a comment there of
-2026-08-15 still crashes from v0.27.0). On main of 2026-08-28 (6f7df92) vLLM imports the video backend lazily, inside
-``decode_video``, so ``import vllm.multimodal`` completes with a broken torchcodec and only video requests fail
-(vllm-project/vllm#54097, comments of 2026-08-28/29; the guard fix #54334 is open). 0.31.0 came after that (v0.30.0
-was the newest on 2026-09-23, AMD-AGI/TraceLens#1055), but its tag was not read, and a third-party script of
-2026-10-06 on this exact tag (a Qwen3.5 model, multimodal architecture, ``--language-model-only``) reports a crash at
-import and uninstalls torchcodec first, which a read-only root does not allow. No v0.31.x patch or upstream switch
-that skips torchcodec was found. Read 2026-12-04; details and the check in docs/inference.md."""
+Not verified to start, the CUDA 12.9 build only: vLLM's CUDA builds install torchcodec 0.14 or later
+(requirements/cuda.txt at 009d5248), which has CUDA 13 wheels only, so ``import torchcodec`` fails in the CUDA 12.9
+build (``OSError: libnvrtc.so.13``; vllm-project/vllm#48592, v0.25.0, 2026-07-14, closed; #47888 caught only
+RuntimeError, and a comment there of 2026-08-15 still crashes from v0.27.0). On main of 2026-08-28 (6f7df92) vLLM
+imports the video backend lazily, inside ``decode_video``, so ``import vllm.multimodal`` completes with a broken
+torchcodec and only video requests fail (vllm-project/vllm#54097, comments of 2026-08-28/29; the guard fix #54334 is
+open). 0.31.0 came after that (v0.30.0 was the newest on 2026-09-23, AMD-AGI/TraceLens#1055), but its tag was not read,
+and a third-party script of 2026-10-06 on the CUDA 12.9 tag (a Qwen3.5 model, multimodal architecture,
+``--language-model-only``) reports a crash at import and uninstalls torchcodec first, which a read-only root does not
+allow. No v0.31.x patch or upstream switch that skips torchcodec was found. The CUDA 13.0 build does not have the
+problem: it carries the CUDA 13 libraries torchcodec's wheels are built against (from the wheels' CUDA, not run here).
+Read 2026-12-04; details and the check in docs/inference.md."""
 
 EKS_EBS_CSI_DRIVER_ADDON: dict[str, str] = {
     # The build AWS marks defaultVersion for Kubernetes 1.36 in `aws eks describe-addon-versions --addon-name
@@ -385,7 +405,8 @@ def pins() -> Iterator[tuple[str, str]]:
     yield "archive/ossutil", f"{OSSUTIL_ARCHIVE[0]} sha256:{OSSUTIL_ARCHIVE[1]}"
     for cloud, image in NCCL_TESTS_IMAGES.items():
         yield f"image/nccl-tests/{cloud}", image
-    yield "image/vllm", VLLM_IMAGE
+    for cuda, image in VLLM_IMAGES.items():
+        yield f"image/vllm/{cuda}", image
     for version, build in EKS_EBS_CSI_DRIVER_ADDON.items():
         yield f"eks-addon/{version}/aws-ebs-csi-driver", build
 
@@ -415,6 +436,15 @@ _EKS_BUILDS = (
     "appear only in third-party configurations and captures, so the pin moves after `aws eks describe-addon-versions` "
     "confirms them"
 )
+_VLLM_RELEASE = PinSource(
+    f"{_GH}/vllm-project/vllm/blob/c8246ae4a217d4f3a5d7fd75bcef375ddb00c019/.buildkite/scripts/publish-release-images.sh",
+    "v0.31.0",
+    "2026-12-03",
+    read_on="2026-12-03",
+)
+"""Both builds of the pinned vLLM release (the tag scheme is the script's). The newest vLLM release seen: 0.31.0
+(aws/deep-learning-containers docs/src/data/vllm/0.31.0-gpu-ec2.yml at c6e3ca18, the newest of its vLLM data files;
+no release date given there)."""
 _EKS_AMI_NEWER = (
     "tag v20260724 (2026-07-23) is the newest release readable here, but its CHANGELOG entry (the release version per "
     "Kubernetes version) is in no snapshot, and later releases are known only from third-party mentions; read the "
@@ -565,15 +595,7 @@ PIN_SOURCES: Final[Mapping[str, PinSource]] = {
         "2026-05-27",
         read_on="2026-12-03",
     ),
-    # The newest vLLM release seen: 0.31.0 (aws/deep-learning-containers docs/src/data/vllm/0.31.0-gpu-ec2.yml at
-    # c6e3ca18, the newest of its vLLM data files; no release date given there).
-    "image/vllm": PinSource(
-        f"{_GH}/vllm-project/vllm/blob/c8246ae4a217d4f3a5d7fd75bcef375ddb00c019/.buildkite/scripts/"
-        "publish-release-images.sh",
-        "v0.31.0",
-        "2026-12-03",
-        read_on="2026-12-03",
-    ),
+    **{f"image/vllm/{cuda}": _VLLM_RELEASE for cuda in VLLM_IMAGES},
     # EKS's defaultVersion for 1.36 on 2026-09-21 (the pull request's description).
     "eks-addon/1.35/aws-ebs-csi-driver": PinSource(
         f"{_GH}/mitodl/ol-infrastructure/pull/5959", "v1.66.0-eksbuild.1", "2026-09-21", read_on="2026-12-03"

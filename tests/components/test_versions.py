@@ -36,6 +36,10 @@ def test_every_eks_addon_is_pinned_to_an_exact_build() -> None:
             assert re.fullmatch(r"v\d+\.\d+\.\d+-eksbuild\.\d+", build), (version, addon, build)
 
 
+def test_every_pinned_al2023_release_records_its_nvidia_driver_and_only_those_do() -> None:
+    assert sorted(versions.EKS_AL2023_NVIDIA_DRIVERS) == sorted(versions.EKS_AL2023_RELEASE_VERSIONS.values())
+
+
 def test_a_pin_added_without_a_source_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(versions.EKS_AL2023_RELEASE_VERSIONS, "1.37", "1.37.0-20261201")
     assert set(dict(versions.pins())) - set(versions.PIN_SOURCES) == {"eks-ami/1.37"}

@@ -28,7 +28,7 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _shipped(environment: str) -> dict[str, Any]:
+def shipped(environment: str) -> dict[str, Any]:
     """The shipped config of ``environment``, keys without the project's namespace."""
     document = yaml.safe_load((STACKS / f"Pulumi.{environment}.yaml").read_text(encoding="utf-8"))
     return {key.removeprefix(NAMESPACE): value for key, value in document["config"].items()}
@@ -44,7 +44,7 @@ def refused(
 ) -> list[str]:
     """The problem lines of ``gpucloud plan <environment>`` on the shipped config changed by ``mutate`` (and the
     offline answers changed by ``answers``); the plan must exit 2 with nothing on stdout."""
-    config = _shipped(environment)
+    config = shipped(environment)
     mutate(config)
     document = {"config": {f"{NAMESPACE}{key}": value for key, value in config.items()}}
     (project / f"Pulumi.{environment}.yaml").write_text(yaml.safe_dump(document), encoding="utf-8")

@@ -90,13 +90,13 @@ def test_a_training_image_whose_cuda_the_pools_driver_cannot_run(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """seed_coverage F10: a training image's CUDA (``cudaVersion``) is checked against its pool's driver, as an
-    inference image's is; prod's H100 nodes run the EKS AL2023 NVIDIA AMI's 570 branch (CUDA up to 12.8)."""
+    inference image's is; prod-cn's A10 nodes run ACK's pinned 570.169 (CUDA up to 12.8)."""
 
     def mutate(c: dict[str, Any]) -> None:
         c["training"]["jobs"][0]["cudaVersion"] = "13.0"
 
-    assert refused(project, capsys, "prod", mutate) == [
-        "gpu-cloud:training.jobs.0.cudaVersion: training job 'llm-pretrain' needs CUDA 13.0, but pool 'training-h100' "
-        "runs NVIDIA driver 570 (EKS AL2023 NVIDIA AMI), which runs CUDA up to 12.8; CUDA 13.0 needs driver 580.65.06 "
-        "or later (got 13.0)"
+    assert refused(project, capsys, "prod-cn", mutate) == [
+        "gpu-cloud:training.jobs.0.cudaVersion: training job 'llm-pretrain' needs CUDA 13.0, but pool 'training' runs "
+        "NVIDIA driver 570 (ACK GPU node image), which runs CUDA up to 12.8; CUDA 13.0 needs driver 580.65.06 or later "
+        "(got 13.0)"
     ]

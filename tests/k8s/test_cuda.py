@@ -4,6 +4,7 @@ from gpu_cloud.components import versions
 from gpu_cloud.components.k8s.cuda import (
     ACK_DRIVER_VERSION_LABEL,
     CUDA_MIN_DRIVER,
+    FORWARD_COMPATIBLE_IMAGES,
     FRAMEWORK_CUDA,
     ImageFamily,
     acceptance_cuda_problems,
@@ -18,6 +19,7 @@ from gpu_cloud.components.k8s.cuda import (
 from gpu_cloud.components.k8s.layer import layer_problems
 from gpu_cloud.components.spec import Cloud, TrainingJobSpec, parse_stack_config
 from tests.alicloud.support import label_map, raw_config
+from tests.gpucloud.test_refused_configs import shipped
 from tests.k8s.conftest import ack_training_pool, efa_training_pool, inference_pool, service, spot_group
 from tests.stacks.test_environments import named
 
@@ -129,23 +131,49 @@ def _job(cuda_version: str | None) -> TrainingJobSpec:
 
 
 def test_a_training_image_newer_than_the_pools_driver_is_a_problem_naming_job_pool_and_versions():
-    # The EKS AL2023 NVIDIA AMI ships the 570 branch: CUDA up to 12.8 (seed_coverage F10: training images were not
-    # checked at all, so a CUDA 13 image reached the pool and failed at its first CUDA call).
-    pool = efa_training_pool()
-    assert driver_branch(Cloud.AWS, pool) == 570
-    [problem] = training_cuda_problems(Cloud.AWS, _job("13.0"), pool)
+    # ACK's pinned 570.169 runs CUDA up to 12.8 (seed_coverage F10: training images were not checked at all, so a
+    # CUDA 13 image reached the pool and failed at its first CUDA call).
+    pool = ack_training_pool()
+    driver = versions.ACK_NVIDIA_DRIVER_VERSION
+    [problem] = training_cuda_problems(Cloud.ALICLOUD, _job("13.0"), pool, driver)
     assert str(problem) == (
-        f"cudaVersion: training job 'llm' needs CUDA 13.0, but pool {pool.name!r} runs NVIDIA driver 570 (EKS AL2023 "
-        "NVIDIA AMI), which runs CUDA up to 12.8; CUDA 13.0 needs driver 580.65.06 or later (got 13.0)"
+        "cudaVersion: training job 'llm' needs CUDA 13.0, but pool 'training' runs NVIDIA driver 570 (ACK GPU node "
+        "image), which runs CUDA up to 12.8; CUDA 13.0 needs driver 580.65.06 or later (got 13.0)"
     )
-    assert training_cuda_problems(Cloud.AWS, _job("12.8"), pool) == []
-    assert training_cuda_problems(Cloud.AWS, _job("13.0"), pool, driver_version="580.82.07") == []
+    assert training_cuda_problems(Cloud.ALICLOUD, _job("12.8"), pool, driver) == []
+
+
+def test_the_eks_al2023_pools_run_the_driver_their_pinned_ami_release_records():
+    # awslabs/amazon-eks-ami CHANGELOG.md at 81fec2e8, "AMI Release v20260714": kmod-nvidia-latest-dkms 580.159.03 on
+    # the x86_64 and arm64 NVIDIA AMIs of every Kubernetes version of the release.
+    pinned = {versions.EKS_AL2023_NVIDIA_DRIVERS[r] for r in versions.EKS_AL2023_RELEASE_VERSIONS.values()}
+    assert pinned == {"580.159.03"}
+    assert driver_branch(Cloud.AWS, efa_training_pool()) == driver_branch(Cloud.AWS, spot_group()) == 580
+    assert driver_branch(Cloud.AWS, inference_pool(aws_ami_type="BOTTLEROCKET_x86_64_NVIDIA")) == 570
+
+
+def test_a_cuda_13_training_image_runs_on_the_eks_al2023_driver_and_not_on_a_570_pinned_there():
+    pool = efa_training_pool()
+    assert training_cuda_problems(Cloud.AWS, _job("13.0"), pool) == []
+    [problem] = training_cuda_problems(Cloud.AWS, _job("13.0"), pool, driver_version="570.195.03")
+    assert (problem.path, problem.value) == ("cudaVersion", "13.0")
+
+
+def test_prod_takes_a_cuda_13_training_image_on_the_eks_al2023_driver():
+    raw = shipped("prod")
+    raw["training"]["jobs"][0]["cudaVersion"] = "13.0"
+    assert layer_problems(parse_stack_config(raw)) == []
 
 
 def test_a_training_jobs_unknown_cuda_release_is_a_problem_and_none_is_not_checked():
     [problem] = training_cuda_problems(Cloud.AWS, _job("12.7"), efa_training_pool())
     assert (problem.path, problem.value) == ("cudaVersion", "12.7")
     assert training_cuda_problems(Cloud.AWS, _job(None), efa_training_pool()) == []
+
+
+def test_each_pinned_vllm_build_is_the_forward_compatible_image_of_its_cuda_release():
+    for cuda, image in versions.VLLM_IMAGES.items():
+        assert [c for pattern, c in FORWARD_COMPATIBLE_IMAGES.items() if pattern.match(image)] == [cuda], image
 
 
 def test_every_pinned_nccl_tests_image_names_its_cuda_release():

@@ -10,7 +10,7 @@ import pytest
 
 from gpu_cloud.components import versions
 from gpu_cloud.components.k8s import InferenceService
-from gpu_cloud.components.spec import Cloud, GpuMetric, InferenceServiceSpec, ModelServer
+from gpu_cloud.components.spec import Cloud, GpuMetric, GpuNodePoolSpec, InferenceServiceSpec, ModelServer
 from tests.crds import errors
 from tests.k8s.conftest import assert_valid, children, inference_pool, kinds, one, refused, run
 from tests.k8s.test_inference import _args as inference_args
@@ -46,7 +46,8 @@ def test_vllm_is_the_default_server_and_runs_the_pinned_image() -> None:
     assert spec.server is ModelServer.VLLM
     assert spec.serving_port == 8000
     container = _server(_plan(spec))
-    assert container["image"] == versions.VLLM_IMAGE == "vllm/vllm-openai:v0.31.0-cu129"
+    # The EKS AL2023 NVIDIA AMI's pinned release ships driver 580, which runs vLLM's CUDA 13.0 build.
+    assert container["image"] == versions.VLLM_IMAGES["13.0"] == "vllm/vllm-openai:v0.31.0"
     # The image's entrypoint is `vllm serve`: the arguments follow it.
     assert "command" not in container
     assert container["args"] == [
@@ -206,23 +207,38 @@ def test_the_internal_endpoint_is_a_tls_1_3_listener_like_tensorflow_servings() 
 
 
 def test_the_cuda_13_build_is_refused_on_a_cuda_12_driver() -> None:
-    """The unsuffixed tag is vLLM's CUDA 13.0 build: forward compatibility does not cross a major release."""
-    args = _args(llm(image="vllm/vllm-openai:v0.31.0"))
+    """The unsuffixed tag is vLLM's CUDA 13.0 build: forward compatibility does not cross a major release, so ACK's
+    pinned 570.169 cannot run it."""
+    spec, pool = llm(image="vllm/vllm-openai:v0.31.0"), inference_pool(**ACK_POOL)
+    args = _args(spec, pool, Cloud.ALICLOUD, driver_version=versions.ACK_NVIDIA_DRIVER_VERSION)
     message, plan = refused(lambda opts: InferenceService("llm", args, opts=opts))
     assert message == (
         "image: inference service 'llm' needs CUDA 13.0 (vllm/vllm-openai:v0.31.0), which runs through forward "
         "compatibility on drivers of CUDA 13 (from 580.65.06), but pool 'inference-a10g' runs NVIDIA driver 570 "
-        "(EKS AL2023 NVIDIA AMI) (got vllm/vllm-openai:v0.31.0)"
+        "(ACK GPU node image) (got vllm/vllm-openai:v0.31.0)"
     )
     assert children(plan) == []
 
 
-@pytest.mark.parametrize(("cloud", "driver"), [(Cloud.AWS, None), (Cloud.ALICLOUD, "550.144.03")])
-def test_the_cuda_12_9_build_runs_on_the_pools_cuda_12_drivers(cloud: Cloud, driver: str | None) -> None:
-    """570 (EKS AL2023) and ACK's pinned 550 are older than CUDA 12.9's 575 but of CUDA 12: the image's compat
-    libraries run it on a data center GPU."""
-    pool = inference_pool(**ACK_POOL) if cloud is Cloud.ALICLOUD else None
+@pytest.mark.parametrize(
+    ("cloud", "pool", "driver"),
+    [
+        (Cloud.ALICLOUD, inference_pool(**ACK_POOL), versions.ACK_NVIDIA_DRIVER_VERSION),
+        (Cloud.ALICLOUD, inference_pool(**ACK_POOL), "550.144.03"),
+        (Cloud.AWS, inference_pool(aws_ami_type="BOTTLEROCKET_x86_64_NVIDIA"), None),
+    ],
+)
+def test_the_default_image_on_a_cuda_12_driver_is_the_cuda_12_9_build(
+    cloud: Cloud, pool: GpuNodePoolSpec, driver: str | None
+) -> None:
+    """ACK's pinned 570 and 550 and Bottlerocket's 570 are older than CUDA 13.0's 580 and CUDA 12.9's 575 but of CUDA
+    12: the CUDA 12.9 build's compat libraries run it on a data center GPU."""
     container = _server(_plan(llm(), pool, cloud, driver_version=driver))
+    assert container["image"] == versions.VLLM_IMAGES["12.9"] == "vllm/vllm-openai:v0.31.0-cu129"
+
+
+def test_a_named_image_replaces_the_build_the_driver_would_get() -> None:
+    container = _server(_plan(llm(image="vllm/vllm-openai:v0.31.0-cu129")))
     assert container["image"] == "vllm/vllm-openai:v0.31.0-cu129"
 
 

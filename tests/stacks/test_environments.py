@@ -632,12 +632,20 @@ def test_prod_cn_scales_tensorflow_serving_on_its_shared_pools_gpu_utilization()
 
 
 @pytest.mark.parametrize(
-    ("stack", "gpu_limit"), [("prod", {"nvidia.com/gpu": "1"}), ("prod-cn", {"aliyun.com/gpu-mem": "10"})]
+    ("stack", "image", "gpu_limit"),
+    [
+        # EKS AL2023 NVIDIA AMI v20260714: driver 580.159.03, which runs CUDA 13.0.
+        ("prod", "vllm/vllm-openai:v0.31.0", {"nvidia.com/gpu": "1"}),
+        # ACK's pinned 570.169 runs CUDA 12 builds only.
+        ("prod-cn", "vllm/vllm-openai:v0.31.0-cu129", {"aliyun.com/gpu-mem": "10"}),
+    ],
 )
-def test_prod_and_prod_cn_serve_an_llm_with_vllm_scaled_on_its_requests(stack: str, gpu_limit: dict[str, str]) -> None:
+def test_prod_and_prod_cn_serve_an_llm_with_vllm_scaled_on_its_requests(
+    stack: str, image: str, gpu_limit: dict[str, str]
+) -> None:
     pod = named(stack, f"{stack}-llm-deployment").inputs["spec"]["template"]["spec"]
     [server] = pod["containers"]
-    assert server["image"].startswith("vllm/vllm-openai:")
+    assert server["image"] == image
     assert gpu_limit.items() <= server["resources"]["limits"].items()
     hpa = named(stack, f"{stack}-llm-hpa").inputs["spec"]
     assert [m["pods"]["metric"]["name"] for m in hpa["metrics"]] == ["vllm_requests_running", "vllm_requests_waiting"]

@@ -32,7 +32,13 @@ from gpu_cloud.components.spec import (
     SpotGroupSpec,
     TrainingJobSpec,
 )
-from gpu_cloud.components.versions import NCCL_TESTS_IMAGES, TENSORFLOW_SERVING_GPU_IMAGE, VLLM_IMAGE
+from gpu_cloud.components.versions import (
+    EKS_AL2023_NVIDIA_DRIVERS,
+    EKS_AL2023_RELEASE_VERSIONS,
+    NCCL_TESTS_IMAGES,
+    TENSORFLOW_SERVING_GPU_IMAGE,
+    VLLM_IMAGES,
+)
 
 __all__ = [
     "ACK_DRIVER_VERSION_LABEL",
@@ -62,9 +68,18 @@ class ImageFamily(StrEnum):
     ACK_GPU = "ACK GPU node image"
 
 
+def _major(driver: str) -> int:
+    return int(driver.split(".", 1)[0])
+
+
 DRIVER_BRANCH: dict[ImageFamily, int] = {
-    # "AL2023 [...] already use the 570 branch" (awslabs/amazon-eks-ami issue #2379, maintainer, 2025-08-19).
-    ImageFamily.EKS_AL2023_NVIDIA: 570,
+    # The driver of the pinned AL2023 releases (components.versions.EKS_AL2023_NVIDIA_DRIVERS: 580.159.03 in
+    # v20260714). A pool that pins another release (awsAmiReleaseVersion) is taken to run the same branch: every
+    # release with an NVIDIA AMI for Kubernetes 1.35 (the oldest the project supports), v20260114 to v20260714, ships
+    # kmod-nvidia-latest-dkms 580.105.08, 580.126.09 or 580.159.03 (awslabs/amazon-eks-ami CHANGELOG.md at 81fec2e8).
+    ImageFamily.EKS_AL2023_NVIDIA: min(
+        _major(EKS_AL2023_NVIDIA_DRIVERS[release]) for release in EKS_AL2023_RELEASE_VERSIONS.values()
+    ),
     # aws-k8s-1.31-nvidia ships 570.148.08 from Bottlerocket 1.41.0 on (bottlerocket.dev/en/os/1.41.x/
     # version-information/gpu-drivers/1.41.0), 570.195.03 in 1.50.0, 580 later.
     ImageFamily.BOTTLEROCKET_NVIDIA: 570,
@@ -73,7 +88,8 @@ DRIVER_BRANCH: dict[ImageFamily, int] = {
     # ack.aliyun.com/nvidia-driver-version label (see driver_branch).
     ImageFamily.ACK_GPU: 535,
 }
-"""The oldest NVIDIA driver branch a current image of each family ships (the conservative choice)."""
+"""The NVIDIA driver branch of each family: the pinned AMI releases' for EKS AL2023, else the oldest a current image
+of the family ships (the conservative choice)."""
 
 ACK_DRIVER_VERSION_LABEL = "ack.aliyun.com/nvidia-driver-version"
 """ACK node pool label that installs a given driver version on new GPU nodes
@@ -194,7 +210,7 @@ def cuda_problems(
     ``framework``."""
     needs: list[tuple[str, str, str, str]] = []  # (field, CUDA version, what asks for it, the field's value)
     problems: list[Problem] = []
-    image = service.image or default_image(service)
+    image = service.image or default_image(cloud, service, pool, driver_version)
     compatible = next((cuda for pattern, cuda in FORWARD_COMPATIBLE_IMAGES.items() if pattern.match(image)), None)
     if compatible is not None:
         problems += _forward_compatible_problems(cloud, service, pool, driver_version, image, compatible)
@@ -279,9 +295,20 @@ def _driver_problems(
     ]
 
 
-def default_image(service: InferenceServiceSpec) -> str:
-    """The image a service runs when it names none: its server kind's (components.versions)."""
-    return VLLM_IMAGE if service.server is ModelServer.VLLM else TENSORFLOW_SERVING_GPU_IMAGE
+def default_image(
+    cloud: Cloud,
+    service: InferenceServiceSpec,
+    pool: GpuNodePoolSpec | SpotGroupSpec,
+    driver_version: str | None = None,
+) -> str:
+    """The image a service runs when it names none (components.versions): TensorFlow Serving's GPU image, or for vLLM
+    the build of the newest CUDA release whose major release ``pool``'s driver runs (the CUDA 13.0 build on a 580
+    driver, the CUDA 12.9 one on 570), the oldest build when none fits (:func:`cuda_problems` refuses it then)."""
+    if service.server is not ModelServer.VLLM:
+        return TENSORFLOW_SERVING_GPU_IMAGE
+    branch = driver_branch(cloud, pool, driver_version)
+    runnable = [cuda for cuda in VLLM_IMAGES if _major(_compatible_floor(cuda)) <= branch]
+    return VLLM_IMAGES[max(runnable, key=_cuda_key) if runnable else min(VLLM_IMAGES, key=_cuda_key)]
 
 
 def _forward_compatible_problems(
@@ -300,7 +327,7 @@ def _forward_compatible_problems(
         problems.append(Problem("image", message, image))
     major = cuda.split(".")[0]
     branch = driver_branch(cloud, pool, driver_version)
-    floor = CUDA_MIN_DRIVER[f"{major}.0"]
+    floor = _compatible_floor(cuda)
     if _major(floor) > branch:
         problems.append(
             Problem(
@@ -314,8 +341,9 @@ def _forward_compatible_problems(
     return problems
 
 
-def _major(driver: str) -> int:
-    return int(driver.split(".", 1)[0])
+def _compatible_floor(cuda: str) -> str:
+    """The oldest driver a forward-compatible image of CUDA release ``cuda`` runs on: its major release's first."""
+    return CUDA_MIN_DRIVER[f"{cuda.split('.')[0]}.0"]
 
 
 def _cuda_key(cuda: str) -> tuple[int, int]:

@@ -476,7 +476,7 @@ def _pod(args: InferenceServiceArgs, app: Mapping[str, str]) -> k8s.core.v1.PodS
     )
     server = k8s.core.v1.ContainerArgs(
         name="server",
-        image=spec.image or default_image(spec),
+        image=spec.image or default_image(args.cloud, spec, args.pool, args.driver_version),
         command=command,
         args=server_args,
         # The TensorFlow Serving images' entrypoint serves ${MODEL_BASE_PATH}/${MODEL_NAME} (tools/docker/

@@ -50,7 +50,7 @@ class ModelServer(StrEnum):
     """The model server an inference service runs."""
 
     VLLM = "vllm"
-    """vLLM's OpenAI-compatible server (the default; components.versions.VLLM_IMAGE): the component stages a Hugging
+    """vLLM's OpenAI-compatible server (the default; components.versions.VLLM_IMAGES): the component stages a Hugging
     Face model directory, starts ``vllm serve`` on it with its GPU memory share and tensor parallelism, probes
     ``/health`` and scales on the waiting requests."""
     TENSORFLOW_SERVING = "tensorflow-serving"
@@ -133,7 +133,8 @@ class InferenceServiceSpec(Spec):
     """The model server of ``image``: vLLM by default, the OpenAI-compatible LLM server both clouds' AI guides serve
     with (docs/inference.md)."""
     image: str | None = None
-    """The server image; default the server's (``components.versions``: vLLM, or TensorFlow Serving GPU)."""
+    """The server image; default the server's (``components.versions``): TensorFlow Serving GPU, or vLLM's build of
+    the newest CUDA release the pool's driver runs (CUDA 13.0 on EKS's AL2023 NVIDIA AMI, 12.9 on ACK)."""
     probe_path: str | None = Field(default=None, pattern=r"^/[!-~]*$")
     """A custom server's HTTP path that answers 200 once the model is served (startup and readiness probes)."""
     port: int | None = Field(default=None, ge=1, le=65535)
