@@ -356,15 +356,8 @@ Learning Containers build on (aws/deep-learning-containers docs/src/data/vllm/0.
 
 Not verified to start, the CUDA 12.9 build only: vLLM's CUDA builds install torchcodec 0.14 or later
 (requirements/cuda.txt at 009d5248), which has CUDA 13 wheels only, so ``import torchcodec`` fails in the CUDA 12.9
-build (``OSError: libnvrtc.so.13``; vllm-project/vllm#48592, v0.25.0, 2026-07-14, closed; #47888 caught only
-RuntimeError, and a comment there of 2026-08-15 still crashes from v0.27.0). On main of 2026-08-28 (6f7df92) vLLM
-imports the video backend lazily, inside ``decode_video``, so ``import vllm.multimodal`` completes with a broken
-torchcodec and only video requests fail (vllm-project/vllm#54097, comments of 2026-08-28/29; the guard fix #54334 is
-open). 0.31.0 came after that (v0.30.0 was the newest on 2026-09-23, AMD-AGI/TraceLens#1055), but its tag was not read,
-and a third-party script of 2026-10-06 on the CUDA 12.9 tag (a Qwen3.5 model, multimodal architecture,
-``--language-model-only``) reports a crash at import and uninstalls torchcodec first, which a read-only root does not
-allow. No v0.31.x patch or upstream switch that skips torchcodec was found. The CUDA 13.0 build does not have the
-problem: it carries the CUDA 13 libraries torchcodec's wheels are built against (from the wheels' CUDA, not run here).
+build (``OSError: libnvrtc.so.13``; vllm-project/vllm#48592); whether 0.31.0 still imports it while starting was not
+read (vllm-project/vllm#54097, #54334). The CUDA 13.0 build carries the libraries those wheels need (not run here).
 Read 2026-12-04; details and the check in docs/inference.md."""
 
 EKS_EBS_CSI_DRIVER_ADDON: dict[str, str] = {
@@ -442,9 +435,8 @@ _VLLM_RELEASE = PinSource(
     "2026-12-03",
     read_on="2026-12-03",
 )
-"""Both builds of the pinned vLLM release (the tag scheme is the script's). The newest vLLM release seen: 0.31.0
-(aws/deep-learning-containers docs/src/data/vllm/0.31.0-gpu-ec2.yml at c6e3ca18, the newest of its vLLM data files;
-no release date given there)."""
+"""Both builds of the pinned vLLM release (the tag scheme is the script's); 0.31.0 is the newest release seen (see
+:data:`VLLM_IMAGES`)."""
 _EKS_AMI_NEWER = (
     "tag v20260724 (2026-07-23) is the newest release readable here, but its CHANGELOG entry (the release version per "
     "Kubernetes version) is in no snapshot, and later releases are known only from third-party mentions; read the "
