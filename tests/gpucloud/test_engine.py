@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pulumi
 import pytest
+from pulumi.runtime import resource as sdk_resource
+from pulumi.runtime.proto import source_pb2
 
-from gpu_cloud.planner.engine import Plan, run_program
+from gpu_cloud.planner.engine import STACK_TRACE_CAPTURE, Plan, record, run_program
 from gpu_cloud.planner.model import PlanError
 from gpu_cloud.planner.offline import load_offline_answers
 from gpu_cloud.planner.project import load_project, load_stack
@@ -259,3 +262,23 @@ def test_outputs_of_a_new_resource_echo_its_inputs(make_project: MakeProject) ->
         "tags": "[secret]",
         "window": 7,
     }
+
+
+def test_the_sdk_captures_each_registrations_stack_trace_where_the_engine_skips_it() -> None:
+    # The layout the engine relies on to skip the capture (engine._without_stack_traces): another SDK version that
+    # captures elsewhere would make every plan pay for it again, silently.
+    assert STACK_TRACE_CAPTURE in sdk_resource.register_resource.__code__.co_names
+
+
+def test_a_recorded_run_captures_no_stack_trace_and_restores_the_sdks_capture() -> None:
+    capture = getattr(sdk_resource, STACK_TRACE_CAPTURE)
+    during: list[source_pb2.StackTrace] = []
+
+    def program() -> None:
+        during.append(getattr(sdk_resource, STACK_TRACE_CAPTURE)())
+        pulumi.ComponentResource("test:index:Group", "group")
+
+    plan = record(program)
+    assert [r.name for r in plan.resources] == ["test-test", "group"]
+    assert during == [source_pb2.StackTrace()]
+    assert getattr(sdk_resource, STACK_TRACE_CAPTURE) is capture
