@@ -16,7 +16,7 @@ import os
 import runpy
 import sys
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -337,7 +337,7 @@ def _record(
     logging.getLogger("pulumi").setLevel(logging.CRITICAL)
     try:
         with _without_stack_traces():
-            loop.run_until_complete(run_in_stack(program))
+            loop.run_until_complete(run_in_stack(_settling(program)))
     except (Exception, SystemExit):
         # A program that read what the deployment would not give it fails on the value it got instead: the refused
         # read is the cause to report (under the Pulumi CLI the read itself fails).
@@ -363,6 +363,37 @@ def _record(
         warnings=tuple(fake.warnings + engine.warnings),
         canned_answers=tuple(sorted(fake.canned)),
     )
+
+
+def _settling(program: Callable[[], None]) -> Callable[[], Awaitable[None]]:
+    """``program``, then a wait until every output it made has resolved (`_settle`)."""
+
+    def run() -> Awaitable[None]:
+        program()
+        return _settle()
+
+    return run
+
+
+async def _settle() -> None:
+    """Wait for the program's pending outputs all at once, until none is left or one has failed.
+
+    After the program, the SDK's ``wait_for_rpcs`` waits for the pending outputs (``SETTINGS.outputs``) with
+    ``asyncio.wait(FIRST_COMPLETED)`` over all of them, again after every completion: some 100 rounds over up to
+    3,500 outputs in a ``prod`` plan, 160,000 callbacks added and removed (bench/README.md). Waiting here first leaves
+    it nothing to wait for. Once an output has failed (or was cancelled) the SDK takes over as before, so it raises
+    what it would have.
+    """
+    while True:
+        outputs = list(settings.SETTINGS.outputs)
+        pending = [output for output in outputs if not output.done()]
+        if not pending or any(_failed(output) for output in outputs):
+            return
+        await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+
+
+def _failed(task: asyncio.Future[Any]) -> bool:
+    return task.done() and (task.cancelled() or task.exception() is not None)
 
 
 STACK_TRACE_CAPTURE = "_get_stack_trace"
