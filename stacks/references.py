@@ -15,7 +15,6 @@ error naming the field, not an error from inside the SDK. One reference per stac
 import functools
 
 import pulumi
-import pulumi_alicloud as alicloud
 import pulumi_aws as aws
 
 from gpu_cloud.components import bootstrap_facts
@@ -36,6 +35,8 @@ class BootstrapFacts:
             found = aws.ssm.get_parameter_output(name=name, region=self._region, opts=self._opts)
             value: pulumi.Output[object] = found.insecure_value
         else:
+            import pulumi_alicloud as alicloud  # only Alibaba Cloud stacks load its SDK
+
             listed = alicloud.oos.get_parameters_output(ids=[name], enable_details=True, opts=self._opts)
             value = listed.parameters.apply(lambda ps: ps[0].value if ps else None)
         return value.apply(functools.partial(_text, name=name, region=self._region))
@@ -60,6 +61,8 @@ class BootstrapFacts:
     def deployer_roles(self) -> list[str]:
         """Alibaba Cloud: every deployer role (``bootstrap_facts.DEPLOYER_ROLE_ARNS``), read now: the environment
         makes each an ACK cluster administrator, one grant per role, so their number must be known at plan time."""
+        import pulumi_alicloud as alicloud  # only Alibaba Cloud stacks load its SDK
+
         name = bootstrap_facts.DEPLOYER_ROLE_ARNS
         found = alicloud.oos.get_parameters(
             ids=[name], enable_details=True, opts=pulumi.InvokeOptions(provider=self._provider)

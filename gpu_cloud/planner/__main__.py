@@ -1,5 +1,5 @@
 """``python -m gpucloud`` is the ``gpucloud`` command."""
 
-from gpu_cloud.planner.cli import main
+from gpu_cloud.planner.cli import run
 
-raise SystemExit(main())
+run()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import subprocess
@@ -21,6 +22,20 @@ def test_version_is_the_distribution_version(capsys: pytest.CaptureFixture[str])
         main(["--version"])
     assert exit_.value.code == 0
     assert capsys.readouterr().out == f"gpucloud {metadata.version('gpu-cloud')}\n"
+
+
+def test_the_command_exits_with_mains_status_its_objects_frozen_out_of_the_exits_collections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cli, "main", lambda: 1)
+    thresholds = gc.get_threshold()
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            cli.run()
+        assert (exit_.value.code, gc.get_freeze_count() > 0, gc.get_threshold()) == (1, True, cli.GC_THRESHOLDS)
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 def test_help_lists_every_exit_status_and_examples(capsys: pytest.CaptureFixture[str]) -> None:

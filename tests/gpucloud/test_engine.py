@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pulumi
 import pytest
+from pulumi.runtime import resource as sdk_resource
+from pulumi.runtime import stack as sdk_stack
+from pulumi.runtime.proto import source_pb2
 
-from gpu_cloud.planner.engine import Plan, run_program
+from gpu_cloud.planner.engine import STACK_TRACE_CAPTURE, Plan, record, run_program
 from gpu_cloud.planner.model import PlanError
 from gpu_cloud.planner.offline import load_offline_answers
 from gpu_cloud.planner.project import load_project, load_stack
@@ -259,3 +263,43 @@ def test_outputs_of_a_new_resource_echo_its_inputs(make_project: MakeProject) ->
         "tags": "[secret]",
         "window": 7,
     }
+
+
+def test_the_sdk_captures_each_registrations_stack_trace_where_the_engine_skips_it() -> None:
+    # The layout the engine relies on to skip the capture (engine._without_stack_traces): another SDK version that
+    # captures elsewhere would make every plan pay for it again, silently.
+    assert STACK_TRACE_CAPTURE in sdk_resource.register_resource.__code__.co_names
+
+
+def test_a_recorded_run_captures_no_stack_trace_and_restores_the_sdks_capture() -> None:
+    capture = getattr(sdk_resource, STACK_TRACE_CAPTURE)
+    during: list[source_pb2.StackTrace] = []
+
+    def program() -> None:
+        during.append(getattr(sdk_resource, STACK_TRACE_CAPTURE)())
+        pulumi.ComponentResource("test:index:Group", "group")
+
+    plan = record(program)
+    assert [r.name for r in plan.resources] == ["test-test", "group"]
+    assert during == [source_pb2.StackTrace()]
+    assert getattr(sdk_resource, STACK_TRACE_CAPTURE) is capture
+
+
+def test_the_sdk_tracks_the_pending_outputs_the_engine_waits_for_first() -> None:
+    # engine._settle waits for SETTINGS.outputs before the SDK's wait_for_rpcs; were they tracked elsewhere, it would
+    # wait for nothing and the SDK would wait as slowly as before.
+    assert "outputs" in pulumi.Output._track.__code__.co_names
+    assert "outputs" in sdk_stack.wait_for_rpcs.__code__.co_names
+
+
+def test_an_output_that_fails_among_pending_ones_fails_the_run_with_its_error() -> None:
+    def fail(value: str) -> str:
+        raise ValueError(f"cannot use {value}")
+
+    def program() -> None:
+        for i in range(50):
+            pulumi.Output.from_input(i).apply(str).apply(lambda v: v * 2)
+        pulumi.Output.from_input("x").apply(fail).apply(str)
+
+    with pytest.raises(ValueError, match=r"^cannot use x$"):
+        record(program)
