@@ -117,10 +117,6 @@ _VPC_ACTIONS = (
     "ec2:DescribeSubnets",
     "ec2:DescribeVpcs",
 )
-# What CodeBuild does with the project's encryption key and an SSE-KMS source object, through S3 (CodeBuild User
-# Guide, "Encrypt build outputs using a customer managed key": the key policy statement for the service role, with
-# kms:ViaService s3.<region>.amazonaws.com).
-_KEY_VIA_S3 = ("kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*")
 # The data sources a preview of an environment calls (their Terraform data sources' API calls): availability zones,
 # AMI look-ups, regions, and parameters (the bootstrap's, and AWS's public EKS AMI parameters).
 _PREVIEW_READS = ("ec2:DescribeAvailabilityZones", "ec2:DescribeImages", "ec2:DescribeRegions")
@@ -324,17 +320,11 @@ def codebuild_trust(account: Account, projects: Sequence[str]) -> str:
     )
 
 
-def _build_statements(
-    account: Account, bucket: str, key_alias: str, projects: Sequence[str], key_actions: Sequence[str] = _KEY_VIA_S3
-) -> list[dict[str, Any]]:
-    """What every build needs: its network interfaces, its logs, the source archives (SSE-KMS: the key through S3,
-    ``key_actions`` of it) and the parameters the account's bootstrap publishes (bootstrap_facts)."""
+def _build_statements(account: Account, bucket: str, projects: Sequence[str]) -> list[dict[str, Any]]:
+    """What every build needs: its network interfaces, its logs, the source archives and the parameters the
+    account's bootstrap publishes (bootstrap_facts). The archives are SSE-KMS objects: each role's own key statement
+    (``kms:Decrypt``, no ``kms:ViaService`` condition) is what S3 decrypts them with, as the roles' secrets need."""
     s3 = f"arn:{account.partition}:s3:::{bucket}"
-    via_s3 = key_use_statement(account, key_alias, key_actions)
-    via_s3["Condition"] = {
-        "ForAnyValue:StringEquals": {"kms:ResourceAliases": key_alias},
-        "StringEquals": {"kms:ViaService": f"s3.{account.region}.amazonaws.com"},
-    }
     return [
         {"Effect": "Allow", "Action": list(_VPC_ACTIONS), "Resource": "*"},
         {
@@ -349,7 +339,6 @@ def _build_statements(
             "Resource": [account.arn("logs", f"log-group:/aws/codebuild/{p}:*") for p in projects],
         },
         {"Effect": "Allow", "Action": ["s3:GetObject", "s3:GetObjectVersion"], "Resource": f"{s3}/{SOURCE_PREFIX}*"},
-        via_s3,
         {
             "Effect": "Allow",
             "Action": ["ssm:GetParameter", "ssm:GetParameters"],
@@ -363,14 +352,15 @@ def deployer_policy(account: Account, bucket: str, key_alias: str, project: str)
     secrets; what ``pulumi up`` creates comes from the deployer policies."""
     s3 = f"arn:{account.partition}:s3:::{bucket}"
     return document(
-        *_build_statements(account, bucket, key_alias, [project]),
+        *_build_statements(account, bucket, [project]),
         {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": s3},
         {
             "Effect": "Allow",
             "Action": ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"],
             "Resource": f"{s3}/{STATE_PREFIX}*",
         },
-        # The awskms:// secrets provider calls KMS itself (not through S3).
+        # The awskms:// secrets provider calls KMS itself; S3 calls it with these rights for the SSE-KMS source
+        # archives (Decrypt) and the state objects (GenerateDataKey to write, Decrypt to read).
         key_use_statement(account, key_alias, ("kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey")),
     )
 
@@ -381,10 +371,10 @@ def preview_policy(account: Account, bucket: str, key_alias: str, projects: Sequ
     stack's secrets decrypted, and the data sources a preview calls. Nothing that changes anything."""
     s3 = f"arn:{account.partition}:s3:::{bucket}"
     return document(
-        # Through S3 the preview only reads (the source, the state): no data key to write with.
-        *_build_statements(account, bucket, key_alias, projects, ("kms:Decrypt", "kms:DescribeKey")),
+        *_build_statements(account, bucket, projects),
         {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": s3},
         {"Effect": "Allow", "Action": "s3:GetObject", "Resource": f"{s3}/{STATE_PREFIX}*"},
+        # Decrypt only: the stack's secrets, and through S3 the source and the state it reads; no data key to write.
         key_use_statement(account, key_alias, ("kms:Decrypt",)),
         {"Effect": "Allow", "Action": list(_PREVIEW_READS), "Resource": "*"},
         {
