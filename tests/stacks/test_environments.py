@@ -486,6 +486,12 @@ def test_dev_is_only_warned_that_its_stateful_resources_are_unprotected() -> Non
     assert {(v.policy, v.level) for v in violations("dev")} == {("protect-stateful", "advisory")}
 
 
+@pytest.mark.parametrize("stack", [s for s in STACKS if s != "dev"])
+def test_the_other_environments_raise_no_finding_at_all(stack: str) -> None:
+    # gpu_cloud/policies/README.md, "The four environments": prod-cn's shared pool isolates memory (cgpu).
+    assert [(v.policy, v.level, v.urn) for v in violations(stack)] == []
+
+
 @pytest.mark.parametrize("stack", STACKS)
 def test_outputs_have_the_same_names_on_both_clouds(stack: str) -> None:
     outputs = plan(stack).outputs
