@@ -361,13 +361,21 @@ def download_source_problem(
 
 
 RUNNER_PACK = "--policy-pack gpu_cloud/policies --policy-pack-config stacks/policy-config.json"
+_SALTED = (
+    "grep -q '^encryptionsalt:' stacks/Pulumi.{stack}.yaml"
+    " || {{ echo 'stacks/Pulumi.{stack}.yaml has no encryptionsalt: run pulumiCommand=init first' >&2; exit 1; }}"
+)
 RUNNER_COMMANDS = {
-    "init": ["pulumi stack select {stack} || pulumi stack init {stack} --secrets-provider passphrase"],
-    "preview": ["pulumi preview --stack {stack} " + RUNNER_PACK],
-    "up": ["pulumi up --yes --stack {stack} " + RUNNER_PACK],
+    "init": [
+        "echo 'gpucloud-runner: commit this line to stacks/Pulumi.{stack}.yaml:'",
+        "pulumi stack select {stack} || pulumi stack init {stack} --secrets-provider passphrase",
+    ],
+    "preview": [_SALTED, "pulumi preview --stack {stack} " + RUNNER_PACK],
+    "up": [_SALTED, "pulumi up --yes --stack {stack} " + RUNNER_PACK],
 }
-"""What the Alibaba runner's Cloud Assistant command (bootstrap/alicloud_runner.sh) runs with Pulumi, after it logged in
-to the bootstrap's backend, per ``pulumiCommand``."""
+"""What the Alibaba runner's Cloud Assistant command (bootstrap/alicloud_runner.sh) runs, after it logged in to the
+bootstrap's backend, per ``pulumiCommand``: init prints the stack's ``encryptionsalt`` line, which preview and up need
+in the committed stack config."""
 
 
 def invoke_runner(world: World, command_id: str, instance_id: str, parameters: dict[str, str]) -> str:
@@ -397,7 +405,10 @@ def invoke_runner(world: World, command_id: str, instance_id: str, parameters: d
     ]
     done = run_on(world, invoke, script, {"REHEARSAL_PRINCIPAL": ""})
     world.builds[invoke].update(
-        status="Success" if done.returncode == 0 else "Failed", reason=done.stderr.strip(), exit_code=done.returncode
+        status="Success" if done.returncode == 0 else "Failed",
+        reason=done.stderr.strip(),
+        output=done.stdout + done.stderr,
+        exit_code=done.returncode,
     )
     world.log.append(
         f"runner {invoke} {parameters['pulumiCommand']} {parameters['stack']}: {world.builds[invoke]['status']}"

@@ -12,10 +12,10 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tests.lifecycle.world import World
+from tests.lifecycle.world import World, deployed_files
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "deploy.md"
@@ -66,6 +66,7 @@ def rehearse(
 ) -> Rehearsal:
     """Run ``cloud``'s sequence (or ``script``) in a fresh copy of the repository under ``workdir`` (or in
     ``checkout``), from a new world (or ``world``)."""
+    fresh = checkout is None
     if checkout is None:
         checkout = workdir / "checkout"
         for name in COPIED:
@@ -84,8 +85,10 @@ def rehearse(
     home = workdir / "home"
     home.mkdir(exist_ok=True)
     world_file = workdir / "world.json"
-    if world is not None:
-        world.save(world_file)
+    world = world if world is not None else World()
+    if fresh or not world.committed:  # a fresh copy of the repository holds what is committed
+        world = replace(world, committed=deployed_files(checkout))
+    world.save(world_file)
     env = {
         "PATH": f"{stubs}:/usr/bin:/bin",
         "HOME": str(home),

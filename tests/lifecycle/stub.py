@@ -15,7 +15,8 @@ Each behaves as its receiver does where the sequence depends on it, and fails as
   project's service role, after CodeBuild assumes it (trust policy) and downloads the source (S3 + KMS).
 - ``aliyun ecs InvokeCommand / DescribeInvocationResults``: the runner's Cloud Assistant command (Pulumi in the OSS
   backend); ``aliyun sts GetCallerIdentity``: the account; ``aliyun oss cp`` and ``ossutil cp -r``: uploads.
-- ``git commit``: the checkout is the commit that ``git archive`` packs.
+- ``git archive HEAD`` and ``git commit -m MESSAGE PATH...``: an archive packs what was committed of the project and
+  its stacks' config; an uncommitted change to them fails the archive.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any, NoReturn
 
 import yaml
 
-from tests.lifecycle.world import World, qualified
+from tests.lifecycle.world import World, deployed_files, qualified
 
 WORLD = Path(os.environ.get("REHEARSAL_WORLD", "world.json"))
 MACHINE = os.environ.get("REHEARSAL_MACHINE", "workstation")
@@ -81,6 +82,8 @@ def pulumi(world: World, argv: list[str]) -> None:
         world.backends.setdefault(backend, {})[name] = {"outputs": {}, "resources": None}
         world.selected[key] = words[2]
         world.log.append(f"{MACHINE}: pulumi stack init {name} in {backend}")
+        if args.secrets_provider is not None:
+            _init_secrets(_config_dir() / f"Pulumi.{words[2]}.yaml", args.secrets_provider)
         return
     if words[:2] == ["stack", "select"]:
         if qualified(project_name, words[2]) not in world.backends.get(backend, {}):
@@ -101,7 +104,7 @@ def pulumi(world: World, argv: list[str]) -> None:
         value = outputs[words[2]]
         print(json.dumps(value) if args.json or not isinstance(value, str) else value)
         return
-    config_dir = Path.cwd() / str(yaml.safe_load((Path.cwd() / "Pulumi.yaml").read_text()).get("stackConfigDir", "."))
+    config_dir = _config_dir()
     if words[:2] == ["config", "set"] and (args.path or args.secret):
         value: Any = {"secure": "v1:rehearsal"} if args.secret else words[3]
         _config_set(config_dir / f"Pulumi.{stack}.yaml", project_name, words[2], value)
@@ -121,6 +124,26 @@ def pulumi(world: World, argv: list[str]) -> None:
         )
         return
     fail(f"the rehearsal does not model `pulumi {' '.join(argv)}`")
+
+
+def _config_dir() -> Path:
+    return Path.cwd() / str(yaml.safe_load((Path.cwd() / "Pulumi.yaml").read_text()).get("stackConfigDir", "."))
+
+
+def _init_secrets(path: Path, provider: str) -> None:
+    """What ``pulumi stack init --secrets-provider`` saves in the stack's config file, ahead of its config: the
+    passphrase provider's ``encryptionsalt``, or a cloud provider's URL and the data key it encrypted."""
+    digest = hashlib.sha256(f"{path.name}:{provider}".encode()).digest()
+    encoded = base64.b64encode(digest).decode()
+    lines = (
+        f"encryptionsalt: v1:{encoded[:16]}:v1:{encoded[16:]}\n"
+        if provider == "passphrase"
+        else f"secretsprovider: {provider}\nencryptedkey: {encoded}\n"
+    )
+    if MACHINE == "workstation":
+        path.write_text(lines + (path.read_text() if path.is_file() else ""))
+    else:  # a build's or the runner's source is a throwaway copy of the archive: the runner prints what init wrote
+        print(lines, end="")
 
 
 def _config_set(path: Path, project: str, key: str, value: Any) -> None:
@@ -340,7 +363,7 @@ def aliyun(world: World, argv: list[str]) -> None:
         print(json.dumps({"InvokeId": invoke}))
     elif call == "ecs DescribeInvocationResults":
         run = world.builds[options["InvokeId"]]
-        output = base64.b64encode(run.get("reason", "").encode()).decode()
+        output = base64.b64encode(run.get("output", run.get("reason", "")).encode()).decode()
         result = {"InvocationStatus": run["status"], "ExitCode": run.get("exit_code", 1), "Output": output}
         print(json.dumps({"Invocation": {"InvocationResults": {"InvocationResult": [result]}}}))
     else:
@@ -356,13 +379,28 @@ def ossutil(world: World, argv: list[str]) -> None:
 
 
 def git(world: World, argv: list[str]) -> None:
+    """``git rev-parse``, ``git archive ... HEAD`` and ``git commit -m MESSAGE PATH...`` over the files a build of an
+    environment reads (world.DEPLOYED): the build runs what HEAD holds, so an archive of a checkout whose changes to
+    them are not committed would deploy the old config, and fails here, naming them."""
+    checkout = Path(os.environ.get("REHEARSAL_ROOT", "."))
     if argv[:1] == ["rev-parse"]:
         print(SOURCE_COMMIT[:12] if "--short=12" in argv else SOURCE_COMMIT)
-    elif argv[:1] == ["archive"]:
+    elif argv[:1] == ["archive"] and argv[-1] == "HEAD":
+        now = deployed_files(checkout)
+        changed = sorted(path for path, digest in world.committed.items() if now.get(path) != digest)
+        if changed:
+            fail(f"HEAD does not hold the changes to {', '.join(changed)}: its archive would deploy what was committed")
         Path(argv[argv.index("-o") + 1]).write_bytes(b"PK\x05\x06" + b"\x00" * 18)
-    elif argv[:2] == ["commit", "-m"]:
-        # The checkout is the commit: `git archive HEAD` above packs the checkout as it is.
-        world.log.append(f"{MACHINE}: git commit {shlex.join(argv[3:])}: {argv[2]}")
+    elif argv[:2] == ["commit", "-m"] and argv[3:]:
+        now = deployed_files(checkout)
+        paths = [str((Path.cwd() / path).resolve().relative_to(checkout.resolve())) for path in argv[3:]]
+        unknown = [path for path in paths if path not in world.committed]
+        if unknown:
+            fail(f"pathspec '{unknown[0]}' did not match any file(s) known to git")
+        if all(now[path] == world.committed[path] for path in paths):
+            fail("nothing to commit: no changes to " + ", ".join(paths))
+        world.committed.update({path: now[path] for path in paths})
+        world.log.append(f"{MACHINE}: git commit {' '.join(paths)}: {argv[2]}")
     else:
         fail(f"the rehearsal does not model `git {' '.join(argv)}`")
 

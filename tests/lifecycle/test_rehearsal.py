@@ -320,7 +320,7 @@ def test_a2_every_deploy_build_downloads_its_sse_kms_source() -> None:
     assert {env: _download(world, env) for env in ENVIRONMENTS} == dict.fromkeys(ENVIRONMENTS, "")
 
 
-def test_a2_put_back_without_the_key_through_s3_no_build_can_download_its_source(
+def test_a2_put_back_without_the_state_key_no_build_can_download_its_source(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """aws.md A2: the runner's role could read the object but had no kms:* on the state key."""
@@ -452,7 +452,7 @@ def test_u1_put_back_the_alibaba_day_2_change_is_an_update_the_jobset_api_refuse
     project = load_project(checkout)
     answers = alicloud.world.answers()
     first = [to_record(r) for r in run_program(project, load_stack(project, "prod-cn"), answers).resources]
-    [day_2] = [block for block in blocks("alicloud") if "git commit" in block]
+    [day_2] = [block for block in blocks("alicloud") if "sed -i" in block]
     [edit] = [line for line in day_2.splitlines() if line.startswith("sed ")]
     subprocess.run(["bash", "-c", edit], cwd=checkout, check=True)
     second = [to_record(r) for r in run_program(project, load_stack(project, "prod-cn"), answers).resources]
@@ -480,7 +480,8 @@ def test_f2_a_ci_step_waits_for_its_build_and_fails_with_it(tmp_path: Path) -> N
     )
 
 
-_NO_DEPLOYERS = """printf '{"rbac-least-privilege": {"deployerRoles": []}}' > stacks/policy-config.json"""
+_NO_DEPLOYERS = """printf '{"rbac-least-privilege": {"deployerRoles": []}}' > stacks/policy-config.json
+git commit -m "no deployer roles" stacks/policy-config.json"""
 """docs/deploy.md step 1 left out: the pack config names no deployer role."""
 
 
@@ -497,6 +498,18 @@ def test_a_build_fails_its_policy_pack_when_the_pack_config_lacks_the_deployer_r
     assert "mandatory policy violation rbac-least-privilege on " in build["reason"], build["reason"]
 
 
+def _on_runner(*commands: str) -> str:
+    """A script that runs ``commands`` on the workstation after reading the bootstrap's outputs and defining the page's
+    ``on_runner`` (Alibaba steps 2 and 3)."""
+    [runs] = [block for block in blocks("alicloud") if "on_runner() {" in block]
+    define = "\n".join(line for line in runs.splitlines() if not line.startswith(("on_runner prod-cn ", "git commit ")))
+    outputs = [f"{name}=$(pulumi stack output {output} --stack shared-cn)" for name, output in _RUNNER_OUTPUTS]
+    return "\n".join(["cd bootstrap", *outputs, "cd ..", define, *commands])
+
+
+_RUNNER_OUTPUTS = (("bucket", "stateBucket"), ("command", "runnerCommandId"), ("instance", "runnerInstanceId"))
+
+
 def test_a_runner_preview_of_prod_cn_fails_its_policy_pack_without_the_deployer_roles_id(
     alicloud: Rehearsal, tmp_path: Path
 ) -> None:
@@ -506,22 +519,43 @@ def test_a_runner_preview_of_prod_cn_fails_its_policy_pack_without_the_deployer_
     config = json.loads((ROOT / "stacks" / "policy-config.json").read_text())
     arns = [r for r in config["rbac-least-privilege"]["deployerRoles"] if r.startswith("acs:ram::")]
     without_id = json.dumps({"rbac-least-privilege": {"deployerRoles": arns}})
-    [runs] = [block for block in blocks("alicloud") if "on_runner() {" in block]
-    define = "\n".join(line for line in runs.splitlines() if not line.startswith("on_runner prod-cn "))
-    script = "\n".join(
-        [
-            "cd bootstrap",
-            "bucket=$(pulumi stack output stateBucket --stack shared-cn)",
-            "command=$(pulumi stack output runnerCommandId --stack shared-cn)",
-            "instance=$(pulumi stack output runnerInstanceId --stack shared-cn)",
-            "cd ..",
-            f"printf '%s' '{without_id}' > stacks/policy-config.json",
-            define,
-            "on_runner prod-cn preview",
-        ]
+    script = _on_runner(
+        f"printf '%s' '{without_id}' > stacks/policy-config.json",
+        "git commit -m 'no RoleId' stacks/policy-config.json",
+        "on_runner prod-cn preview",
     )
-    run = rehearse("alicloud", tmp_path, script=script, world=world)
+    checkout = shutil.copytree(alicloud.checkout, tmp_path / "checkout")  # prod-cn's salt committed by the sequence
+    run = rehearse("alicloud", tmp_path, script=script, checkout=checkout, world=world)
     assert run.returncode == 1, run.explain()
     last = list(run.world.builds.values())[-1]
     assert last["status"] == "Failed"
     assert "mandatory policy violation rbac-least-privilege on prod-cn-admins-" in last["reason"], last["reason"]
+
+
+def test_the_runner_refuses_prod_cn_until_the_salt_init_printed_is_committed(
+    alicloud: Rehearsal, tmp_path: Path
+) -> None:
+    """Alibaba step 3: init writes the stack's encryptionsalt into the runner's throwaway copy of the source and
+    prints it; the page commits it, and without that commit the runner (bootstrap/alicloud_runner.sh) refuses."""
+    [init] = [b for b in alicloud.world.builds.values() if b["project"] == "runner init prod-cn"]
+    [salt] = [line for line in init["output"].splitlines() if line.startswith("encryptionsalt: ")]
+    assert (alicloud.checkout / "stacks" / "Pulumi.prod-cn.yaml").read_text().splitlines()[-1] == salt
+    run = rehearse("alicloud", tmp_path, script=_on_runner("on_runner prod-cn preview"), world=alicloud.world)
+    assert run.returncode == 1, run.explain()
+    last = list(run.world.builds.values())[-1]
+    assert (last["status"], last["reason"]) == (
+        "Failed",
+        "stacks/Pulumi.prod-cn.yaml has no encryptionsalt: run pulumiCommand=init first",
+    )
+
+
+def test_a_day_2_change_left_uncommitted_is_not_what_the_build_would_deploy(aws: Rehearsal, tmp_path: Path) -> None:
+    """AWS step 6 without its commit: the build's archive is HEAD, which holds the old image; the archive fails."""
+    [day_2] = [block for block in blocks("aws") if "training.jobs[0].image" in block]
+    uncommitted = "\n".join(line for line in day_2.splitlines() if not line.startswith("git commit "))
+    script = f"bucket={BACKEND.removeprefix('s3://')}\n{uncommitted}"
+    run = rehearse("aws", tmp_path, script=script, world=aws.world)
+    assert run.returncode == 1, run.explain()
+    assert run.stderr.strip().splitlines()[-1] == (
+        "error: HEAD does not hold the changes to stacks/Pulumi.prod.yaml: its archive would deploy what was committed"
+    )

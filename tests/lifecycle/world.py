@@ -7,6 +7,7 @@ planned resources and outputs to the backend it ran in, exactly as the Pulumi CL
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -18,6 +19,19 @@ if TYPE_CHECKING:  # the stub commands import this module; only `pulumi up` need
 
 UNKNOWN = "[unknown]"
 """How a value only the cloud knows reads in a plan (gpucloud.wire)."""
+DEPLOYED = ("Pulumi.yaml", "stacks")
+"""What of a checkout a build or runner run of an environment reads from its source archive: the project and the
+stacks' config (with the pack's config). The bootstrap's own config stays on the workstation."""
+
+
+def deployed_files(checkout: Path) -> dict[str, str]:
+    """:data:`DEPLOYED` in ``checkout``: relative path -> sha256 of its content."""
+    paths = [checkout / "Pulumi.yaml", *sorted((checkout / "stacks").rglob("*"))]
+    return {
+        str(path.relative_to(checkout)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in paths
+        if path.is_file() and "__pycache__" not in path.parts
+    }
 
 
 @dataclass
@@ -38,6 +52,9 @@ class World:
     """Machine (``workstation``, a build) -> the backend URL it is logged in to."""
     selected: dict[str, str] = field(default_factory=dict)
     """``<machine>:<project dir>`` -> the selected stack."""
+    committed: dict[str, str] = field(default_factory=dict)
+    """What HEAD holds of the files a build of an environment reads (:data:`DEPLOYED`): checkout-relative path ->
+    sha256 of its committed content (``git archive HEAD`` packs these, not the checkout's changes)."""
     log: list[str] = field(default_factory=list)
     """What happened, in order (for messages)."""
 
